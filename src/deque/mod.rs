@@ -1,0 +1,127 @@
+//! A Chase-Lev work-stealing deque, growable and free of data races.
+//!
+//! The owner of the deque, a [`Worker`], pushes and pops at the *bottom*
+//! (LIFO, so it keeps working on what is hot in its cache); any number of
+//! [`Stealer`]s take from the *top* (FIFO, so they take the oldest, usually
+//! the largest, pieces of work). The algorithm is the C11 formulation of Lê,
+//! Pop, Cohen and Zappa Nardelli, "Correct and efficient work-stealing for
+//! weak memory models" (PPoPP 2013), with a buffer that only grows.
+//!
+//! # Invariants
+//!
+//! * `top` only grows, by a CAS (D4, D9). `bottom` is written only by the
+//!   owner. Both are 64-bit indices that never wrap (proof A1).
+//! * The elements are the indices `top..bottom`; index `i` lives in slot
+//!   `i mod capacity` of the current buffer.
+//! * Every slot access is an atomic word access (D11): a thief may read a slot
+//!   the owner is rewriting, and then its CAS fails; no access is ever a data
+//!   race in the Rust abstract machine.
+//! * A word read from a slot becomes an element again only after the CAS that
+//!   claims its index succeeds (or, for the owner, when no CAS is needed):
+//!   each element leaves the deque exactly once.
+//! * Buffers only grow; a replaced buffer is retired into a chain freed when
+//!   the last handle is dropped (R1), together with the elements left inside.
+//!
+//! Every atomic step cites its proof ID from `proofs/deque.md`; the orderings
+//! are all in [`ordering`](self) as named constants.
+//!
+//! # Example
+//!
+//! ```
+//! use stealpool::deque::{Steal, Worker};
+//!
+//! let worker = Worker::new();
+//! let stealer = worker.stealer();
+//! for i in 0..4 {
+//!     worker.push(Box::new(i));
+//! }
+//! // The owner pops the newest, a thief steals the oldest.
+//! assert_eq!(worker.pop(), Some(Box::new(3)));
+//! assert_eq!(stealer.steal(), Steal::Success(Box::new(0)));
+//!
+//! let thief = Worker::new();
+//! // Steals half of what is left (one of the two) and returns it.
+//! assert_eq!(stealer.steal_batch_and_pop(&thief), Steal::Success(Box::new(1)));
+//! assert_eq!(worker.len(), 1);
+//! ```
+
+mod buffer;
+mod element;
+pub(crate) mod ordering;
+mod steal;
+mod stealer;
+mod worker;
+
+pub use element::Element;
+#[allow(unused_imports)] // used by the pool
+pub(crate) use element::Word;
+pub use steal::Steal;
+pub use stealer::Stealer;
+pub use worker::Worker;
+
+use crate::sync::{AtomicI64, AtomicPtr};
+use buffer::Buffer;
+use crossbeam_utils::CachePadded;
+use ordering::OWNER_LOCAL;
+use std::marker::PhantomData;
+
+/// The state shared by a `Worker` and its `Stealer`s.
+struct Inner<T: Element> {
+    /// Index of the oldest element; thieves take from here.
+    top: CachePadded<AtomicI64>,
+    /// Index one past the newest element; only the owner writes it.
+    bottom: CachePadded<AtomicI64>,
+    /// The current buffer. Only the owner stores it (D10).
+    buffer: CachePadded<AtomicPtr<Buffer>>,
+    /// The deque owns the `T`s whose words sit in the slots.
+    _owns: PhantomData<T>,
+}
+
+// SAFETY: the deque moves `T`s between threads (so `T: Send`, which `Element`
+// implies) and never shares a `&T`; all shared state is atomic.
+unsafe impl<T: Element> Send for Inner<T> {}
+// SAFETY: as above; `&Inner` gives access to atomics only.
+unsafe impl<T: Element> Sync for Inner<T> {}
+
+impl<T: Element> Inner<T> {
+    fn new(capacity: usize) -> Self {
+        Inner {
+            top: CachePadded::new(AtomicI64::new(0)),
+            bottom: CachePadded::new(AtomicI64::new(0)),
+            buffer: CachePadded::new(AtomicPtr::new(Buffer::alloc(capacity, std::ptr::null_mut()))),
+            _owns: PhantomData,
+        }
+    }
+
+    /// A snapshot of the number of elements (D12): exact when nobody else
+    /// is operating on the deque, otherwise a momentary estimate.
+    fn len(&self) -> usize {
+        let bottom = self.bottom.load(OWNER_LOCAL);
+        let top = self.top.load(OWNER_LOCAL);
+        usize::try_from(bottom.wrapping_sub(top)).unwrap_or(0)
+    }
+}
+
+impl<T: Element> Drop for Inner<T> {
+    fn drop(&mut self) {
+        // The last handle is gone: `Arc`'s drop made every other handle's
+        // accesses happen before this point, so relaxed loads (D12) see the
+        // final values.
+        let top = self.top.load(OWNER_LOCAL);
+        let bottom = self.bottom.load(OWNER_LOCAL);
+        let buffer = self.buffer.load(OWNER_LOCAL);
+        for index in top..bottom {
+            // SAFETY: indices `top..bottom` hold words of elements that never
+            // left the deque; each is turned back into a `T` once, here.
+            drop(unsafe { T::from_word((*buffer).read(index)) });
+        }
+        // SAFETY: no handle is left, so no thread can reach any buffer.
+        unsafe { Buffer::free_chain(buffer) };
+    }
+}
+
+/// The capacity of `Worker::new()`.
+const DEFAULT_CAPACITY: usize = 32;
+
+/// The most elements one `steal_batch_and_pop` takes.
+const MAX_BATCH: usize = 32;

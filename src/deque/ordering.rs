@@ -1,0 +1,97 @@
+//! Every memory ordering of the deque, in one table.
+//!
+//! Each constant carries the proof ID (see `proofs/deque.md`) that argues why
+//! it is as strong as it is and no stronger. Each can be weakened one step by
+//! building with `RUSTFLAGS='--cfg stealpool_weaken="NAME"'`, where `NAME` is
+//! the string beside it; `model/mutants.sh` does that for every row and
+//! records which model catches the mutant in `proofs/orderings.md`.
+//!
+//! Fences are `Option<Ordering>`: their weakened form is no fence at all.
+
+use crate::sync::Ordering;
+#[allow(unused_imports)] // `AcqRel` appears only in weakened builds
+use crate::sync::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
+
+/// Declares an ordering constant and its one-step-weaker mutant.
+macro_rules! orderings {
+    ($( $(#[$doc:meta])* $name:ident: $ty:ty = $strong:expr, weakened $flag:literal => $weak:expr; )*) => {
+        $(
+            $(#[$doc])*
+            #[cfg(not(stealpool_weaken = $flag))]
+            pub(crate) const $name: $ty = $strong;
+            $(#[$doc])*
+            #[cfg(stealpool_weaken = $flag)]
+            pub(crate) const $name: $ty = $weak;
+        )*
+    };
+}
+
+orderings! {
+    /// D1: the owner's load of `top` in `push`. Acquire: a thief's read of a
+    /// slot happens before the owner reuses that slot after wrapping.
+    PUSH_LOAD_TOP: Ordering = Acquire, weakened "push_load_top" => Relaxed;
+    /// D2: the owner's store of `bottom` in `push`. Release: publishes the
+    /// element written into the slot to the thief that acquires `bottom` (D8).
+    PUSH_STORE_BOTTOM: Ordering = Release, weakened "push_store_bottom" => Relaxed;
+    /// D3: the fence in `pop` between taking the slot (storing `bottom`) and
+    /// reading `top`. SeqCst: forbids store buffering against the thief's D7.
+    POP_FENCE: Option<Ordering> = Some(SeqCst), weakened "pop_fence" => None;
+    /// D4: the owner's CAS on `top` when popping the last element. SeqCst:
+    /// totally ordered with the thieves' D10 so exactly one of them wins.
+    POP_CAS: Ordering = SeqCst, weakened "pop_cas" => AcqRel;
+    /// D5: the thief's load of `top`. Acquire: synchronizes with the CAS that
+    /// moved `top` here, so buffer growth seen by that CAS is seen by us.
+    STEAL_LOAD_TOP: Ordering = Acquire, weakened "steal_load_top" => Relaxed;
+    /// D6: the fence in `steal` between loading `top` and loading `bottom`.
+    /// SeqCst: the other half of D3's store-buffering pair.
+    STEAL_FENCE: Option<Ordering> = Some(SeqCst), weakened "steal_fence" => None;
+    /// D7: the thief's load of `bottom`. Acquire: pairs with D2 (message
+    /// passing), so the slot's element is visible.
+    STEAL_LOAD_BOTTOM: Ordering = Acquire, weakened "steal_load_bottom" => Relaxed;
+    /// D8: the thief's load of the buffer pointer. Acquire: pairs with D11, so
+    /// the copied slots of a freshly grown buffer are visible.
+    STEAL_LOAD_BUFFER: Ordering = Acquire, weakened "steal_load_buffer" => Relaxed;
+    /// D9: the thief's CAS on `top` that claims the element(s). SeqCst: one
+    /// total order with D4 and the other thieves' D9.
+    STEAL_CAS: Ordering = SeqCst, weakened "steal_cas" => AcqRel;
+    /// D10: the owner's store of the grown buffer's pointer. Release: the
+    /// copied slots happen before any thief that acquires the pointer (D8).
+    GROW_STORE_BUFFER: Ordering = Release, weakened "grow_store_buffer" => Relaxed;
+}
+
+/// D11: every slot access (owner writes, owner and thief reads, the copy when
+/// growing) is a relaxed atomic access: slots race by design (a thief may read
+/// a slot the owner is rewriting; its CAS then fails), and their visibility is
+/// carried by D2/D7 and D10/D8, not by the slot itself.
+pub(crate) const SLOT: Ordering = Relaxed;
+
+/// D12: the owner reading its own `bottom`, storing `bottom` in `pop`, the
+/// relaxed `top` reads in `pop` and `len` snapshots. Relaxed: `bottom` is
+/// written only by the owner, so it always reads its latest value; the pop
+/// fast path only ever errs towards "not empty", which the slow path rechecks.
+pub(crate) const OWNER_LOCAL: Ordering = Relaxed;
+
+/// D13: the failure ordering of both CASes (D4, D9): a failed CAS reads
+/// nothing that the caller then uses.
+pub(crate) const CAS_FAILURE: Ordering = Relaxed;
+
+/// The buffer pointer's publication (D10) and load (D8). Historical bug 2
+/// (found by CDSChecker in the C11 Chase-Lev deque) published and loaded it
+/// with relaxed accesses; `--cfg stealpool_bug="relaxed_buffer_publish"`
+/// reintroduces that mistake so the models can show they catch it.
+#[cfg(not(stealpool_bug = "relaxed_buffer_publish"))]
+pub(crate) const PUBLISH_BUFFER: Ordering = GROW_STORE_BUFFER;
+#[cfg(not(stealpool_bug = "relaxed_buffer_publish"))]
+pub(crate) const LOAD_BUFFER: Ordering = STEAL_LOAD_BUFFER;
+#[cfg(stealpool_bug = "relaxed_buffer_publish")]
+pub(crate) const PUBLISH_BUFFER: Ordering = Relaxed;
+#[cfg(stealpool_bug = "relaxed_buffer_publish")]
+pub(crate) const LOAD_BUFFER: Ordering = Relaxed;
+
+/// Runs a fence if the ordering table asks for one.
+#[inline(always)]
+pub(crate) fn fence(order: Option<Ordering>) {
+    if let Some(order) = order {
+        crate::sync::fence(order);
+    }
+}

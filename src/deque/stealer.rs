@@ -1,0 +1,189 @@
+//! A thief's end of the deque: steal from the top.
+
+use super::ordering::{
+    fence, CAS_FAILURE, LOAD_BUFFER, STEAL_CAS, STEAL_FENCE, STEAL_LOAD_BOTTOM, STEAL_LOAD_TOP,
+};
+use super::{Element, Inner, Steal, Worker, MAX_BATCH};
+use crate::sync::Arc;
+use std::fmt;
+use std::ptr;
+
+/// A thief's end of a work-stealing deque: takes the oldest elements.
+///
+/// `Stealer`s are cheap to clone and can be shared between threads.
+///
+/// ```
+/// use stealpool::deque::{Steal, Worker};
+/// use std::thread;
+///
+/// let worker = Worker::new();
+/// for i in 0..100usize {
+///     worker.push(i);
+/// }
+/// let stealer = worker.stealer();
+/// let stolen = thread::spawn(move || {
+///     let mut sum = 0;
+///     loop {
+///         match stealer.steal() {
+///             Steal::Success(i) => sum += i,
+///             Steal::Retry => continue,
+///             Steal::Empty => return sum,
+///         }
+///     }
+/// })
+/// .join()
+/// .unwrap();
+/// let mut rest = 0;
+/// while let Some(i) = worker.pop() {
+///     rest += i;
+/// }
+/// assert_eq!(stolen + rest, (0..100).sum::<usize>());
+/// ```
+pub struct Stealer<T: Element> {
+    inner: Arc<Inner<T>>,
+}
+
+impl<T: Element> Stealer<T> {
+    pub(super) fn new(inner: Arc<Inner<T>>) -> Self {
+        Stealer { inner }
+    }
+
+    /// The number of elements in the deque (a snapshot).
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// `true` if the deque held no element at the moment of the snapshot.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Steals the oldest element.
+    ///
+    /// Returns [`Steal::Retry`] when another thread claimed that element
+    /// first; the deque may still hold more.
+    ///
+    /// ```
+    /// use stealpool::deque::{Steal, Worker};
+    ///
+    /// let worker = Worker::new();
+    /// worker.push(1usize);
+    /// worker.push(2);
+    /// let stealer = worker.stealer();
+    /// assert_eq!(stealer.steal(), Steal::Success(1));
+    /// assert_eq!(stealer.steal(), Steal::Success(2));
+    /// assert_eq!(stealer.steal(), Steal::Empty);
+    /// ```
+    pub fn steal(&self) -> Steal<T> {
+        let inner = &*self.inner;
+        #[cfg(stealpool_bug = "stale_buffer")]
+        let buffer = inner.buffer.load(LOAD_BUFFER);
+        // D5: acquire `top` from the CAS that last moved it.
+        let top = inner.top.load(STEAL_LOAD_TOP);
+        // D6: SeqCst fence, the thief's half of the store-buffering pair with
+        // the owner's D3.
+        fence(STEAL_FENCE);
+        // D7: acquire `bottom` from the push that published the slot (D2).
+        let bottom = inner.bottom.load(STEAL_LOAD_BOTTOM);
+        if bottom - top <= 0 {
+            return Steal::Empty;
+        }
+        // D8: acquire the buffer pointer (D10), loaded only after `bottom`:
+        // the push that made index `top` visible came after any growth that
+        // moved it, so this is that buffer or a newer copy (R2).
+        #[cfg(not(stealpool_bug = "stale_buffer"))]
+        let buffer = inner.buffer.load(LOAD_BUFFER);
+        // D11: relaxed read. It may race with the owner rewriting the slot
+        // after a wrap; then `top` has moved and the CAS below fails.
+        // SAFETY: buffers are freed only with `inner`, which we hold.
+        let word = unsafe { (*buffer).read(top) };
+        // D9: claim index `top`. SeqCst: one total order with the owner's D4
+        // and other thieves.
+        if inner
+            .top
+            .compare_exchange(top, top + 1, STEAL_CAS, CAS_FAILURE)
+            .is_err()
+        {
+            return Steal::Retry;
+        }
+        // SAFETY: the CAS made index `top` ours; its word is converted once.
+        Steal::Success(unsafe { T::from_word(word) })
+    }
+
+    /// Steals about half of the elements (at most 32), moves all but one of
+    /// them into `dest`, and returns that one.
+    ///
+    /// Stealing into the deque's own `Worker` pops from it instead.
+    ///
+    /// ```
+    /// use stealpool::deque::{Steal, Worker};
+    ///
+    /// let victim = Worker::new();
+    /// for i in 0..8usize {
+    ///     victim.push(i);
+    /// }
+    /// let thief = Worker::new();
+    /// assert_eq!(victim.stealer().steal_batch_and_pop(&thief), Steal::Success(0));
+    /// assert_eq!(thief.len(), 3); // 1, 2, 3 moved over
+    /// assert_eq!(victim.len(), 4);
+    /// ```
+    pub fn steal_batch_and_pop(&self, dest: &Worker<T>) -> Steal<T> {
+        if dest.is_same_deque(&self.inner) {
+            return dest.pop().map_or(Steal::Empty, Steal::Success);
+        }
+        let inner = &*self.inner;
+        #[cfg(stealpool_bug = "stale_buffer")]
+        let buffer = inner.buffer.load(LOAD_BUFFER);
+        // D5, D6, D7: as in `steal`.
+        let top = inner.top.load(STEAL_LOAD_TOP);
+        fence(STEAL_FENCE);
+        let bottom = inner.bottom.load(STEAL_LOAD_BOTTOM);
+        let len = bottom - top;
+        if len <= 0 {
+            return Steal::Empty;
+        }
+        // Half, rounded up: never the last element when two or more are
+        // left, so a batch conflicts with a CAS-free pop only through
+        // `top` (proof D9).
+        let count = (len as usize).div_ceil(2).min(MAX_BATCH);
+        // D8: as in `steal`.
+        #[cfg(not(stealpool_bug = "stale_buffer"))]
+        let buffer = inner.buffer.load(LOAD_BUFFER);
+        let mut words = [ptr::null_mut(); MAX_BATCH];
+        for (offset, word) in words[..count].iter_mut().enumerate() {
+            // D11: relaxed reads, claimed by the CAS below or discarded.
+            // SAFETY: buffers are freed only with `inner`, which we hold.
+            *word = unsafe { (*buffer).read(top + offset as i64) };
+        }
+        // D9: claim indices `top..top + count` at once.
+        if inner
+            .top
+            .compare_exchange(top, top + count as i64, STEAL_CAS, CAS_FAILURE)
+            .is_err()
+        {
+            return Steal::Retry;
+        }
+        for &word in &words[1..count] {
+            // SAFETY: the CAS made these indices ours; each word once.
+            dest.push(unsafe { T::from_word(word) });
+        }
+        // SAFETY: as above.
+        Steal::Success(unsafe { T::from_word(words[0]) })
+    }
+}
+
+impl<T: Element> Clone for Stealer<T> {
+    fn clone(&self) -> Self {
+        Stealer {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T: Element> fmt::Debug for Stealer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Stealer")
+            .field("len", &self.len())
+            .finish_non_exhaustive()
+    }
+}

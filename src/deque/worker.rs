@@ -1,0 +1,213 @@
+//! The owner's end of the deque: push and pop at the bottom.
+
+use super::buffer::Buffer;
+use super::ordering::{
+    fence, CAS_FAILURE, OWNER_LOCAL, POP_CAS, POP_FENCE, PUBLISH_BUFFER, PUSH_LOAD_TOP, PUSH_STORE_BOTTOM,
+};
+use super::{Element, Inner, Stealer, DEFAULT_CAPACITY};
+use crate::sync::Arc;
+use std::cell::Cell;
+use std::fmt;
+
+/// The owner's end of a work-stealing deque.
+///
+/// Only the owner pushes and pops, at the bottom, last-in first-out. A
+/// `Worker` can be sent to another thread but not shared (`Send`, not
+/// `Sync`); hand out [`Stealer`]s to let other threads take elements.
+///
+/// ```
+/// use stealpool::deque::Worker;
+///
+/// let worker = Worker::with_capacity(2);
+/// for i in 0..10 {
+///     worker.push(i); // grows as needed
+/// }
+/// assert_eq!(worker.len(), 10);
+/// assert_eq!(worker.pop(), Some(9));
+/// ```
+pub struct Worker<T: Element> {
+    inner: Arc<Inner<T>>,
+    /// The owner's copy of `inner.buffer`: only the owner replaces the
+    /// buffer, so it never needs to load the shared pointer. `Cell` also
+    /// makes `Worker` `!Sync`.
+    buffer: Cell<*mut Buffer>,
+}
+
+// SAFETY: a `Worker` is the unique owner handle; moving it to another thread
+// moves the owner role with it. The `Cell` keeps it `!Sync`.
+unsafe impl<T: Element> Send for Worker<T> {}
+
+impl<T: Element> Worker<T> {
+    /// Creates an empty deque with a small initial capacity.
+    ///
+    /// ```
+    /// let worker: stealpool::deque::Worker<Box<u8>> = stealpool::deque::Worker::new();
+    /// assert!(worker.is_empty());
+    /// ```
+    pub fn new() -> Self {
+        Self::with_capacity(DEFAULT_CAPACITY)
+    }
+
+    /// Creates an empty deque that holds `capacity` elements before it
+    /// first grows; `capacity` is rounded up to a power of two (at least 1).
+    ///
+    /// ```
+    /// let worker: stealpool::deque::Worker<usize> = stealpool::deque::Worker::with_capacity(100);
+    /// worker.push(1);
+    /// assert_eq!(worker.len(), 1);
+    /// ```
+    pub fn with_capacity(capacity: usize) -> Self {
+        let capacity = capacity.max(1).next_power_of_two();
+        let inner = Arc::new(Inner::new(capacity));
+        let buffer = Cell::new(inner.buffer.load(OWNER_LOCAL));
+        Worker { inner, buffer }
+    }
+
+    /// Creates a [`Stealer`] for this deque.
+    ///
+    /// ```
+    /// use stealpool::deque::{Steal, Worker};
+    ///
+    /// let worker = Worker::new();
+    /// worker.push(5usize);
+    /// assert_eq!(worker.stealer().steal(), Steal::Success(5));
+    /// ```
+    pub fn stealer(&self) -> Stealer<T> {
+        Stealer::new(self.inner.clone())
+    }
+
+    /// The number of elements in the deque (a snapshot while thieves run).
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// `true` if the deque holds no element (a snapshot while thieves run).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Pushes `value` at the bottom, growing the buffer if it is full.
+    ///
+    /// ```
+    /// let worker = stealpool::deque::Worker::new();
+    /// worker.push(Box::new([0u8; 64]));
+    /// assert_eq!(worker.len(), 1);
+    /// ```
+    pub fn push(&self, value: T) {
+        let inner = &*self.inner;
+        // D12: `bottom` is ours; we always read our own latest store.
+        let bottom = inner.bottom.load(OWNER_LOCAL);
+        // D1: acquire, so the thief whose CAS moved `top` past a slot has
+        // finished reading that slot before we overwrite it below.
+        let top = inner.top.load(PUSH_LOAD_TOP);
+        let mut buffer = self.buffer.get();
+        // SAFETY: the current buffer is freed only with `inner`.
+        if bottom - top >= unsafe { (*buffer).capacity() } as i64 {
+            buffer = self.grow(top, bottom);
+        }
+        // D11: relaxed slot write; thieves cannot claim index `bottom` until
+        // they see the store of `bottom + 1` below.
+        // SAFETY: as above.
+        unsafe { (*buffer).write(bottom, value.into_word()) };
+        // D2: release, publishing the slot to thieves that acquire `bottom`
+        // (D7).
+        inner.bottom.store(bottom + 1, PUSH_STORE_BOTTOM);
+    }
+
+    /// Pops the newest element from the bottom, or `None` if the deque is
+    /// empty (or thieves took the last element first).
+    ///
+    /// ```
+    /// let worker = stealpool::deque::Worker::new();
+    /// worker.push(1usize);
+    /// worker.push(2);
+    /// assert_eq!(worker.pop(), Some(2));
+    /// assert_eq!(worker.pop(), Some(1));
+    /// assert_eq!(worker.pop(), None);
+    /// ```
+    pub fn pop(&self) -> Option<T> {
+        let inner = &*self.inner;
+        // D12: fast path. A stale `top` is an older, smaller one, so this
+        // can only err towards "not empty", which the slow path rechecks;
+        // an empty deque costs no fence.
+        let bottom = inner.bottom.load(OWNER_LOCAL);
+        if bottom - inner.top.load(OWNER_LOCAL) <= 0 {
+            return None;
+        }
+        // Take index `bottom - 1` before looking at `top`.
+        let bottom = bottom - 1;
+        // D12: relaxed store; D3's fence orders it before the load of `top`.
+        inner.bottom.store(bottom, OWNER_LOCAL);
+        // D3: SeqCst fence. Store buffering against the thief's D6: either
+        // the thief sees our smaller `bottom`, or we see its larger `top`.
+        fence(POP_FENCE);
+        // D12: relaxed; D3 is what makes it current enough.
+        let top = inner.top.load(OWNER_LOCAL);
+        if top > bottom {
+            // Thieves emptied the deque: put `bottom` back.
+            inner.bottom.store(bottom + 1, OWNER_LOCAL);
+            return None;
+        }
+        // D11: relaxed; we wrote this slot ourselves.
+        // SAFETY: the current buffer is freed only with `inner`.
+        let word = unsafe { (*self.buffer.get()).read(bottom) };
+        if top == bottom {
+            // The last element: thieves may be after it too. D4 decides.
+            let won = inner
+                .top
+                .compare_exchange(top, top + 1, POP_CAS, CAS_FAILURE)
+                .is_ok();
+            // D12: the deque is empty either way (top == bottom + 1).
+            inner.bottom.store(bottom + 1, OWNER_LOCAL);
+            if !won {
+                // A thief's CAS claimed it: the word is the thief's now.
+                return None;
+            }
+        }
+        // SAFETY: index `bottom` is ours, by the CAS or because `top` was
+        // below it after D3; its word is converted back exactly once.
+        Some(unsafe { T::from_word(word) })
+    }
+
+    /// Replaces a full buffer by one twice as large holding the elements
+    /// `top..bottom`, and returns it.
+    #[cold]
+    fn grow(&self, top: i64, bottom: i64) -> *mut Buffer {
+        let old = self.buffer.get();
+        // SAFETY: the current buffer is freed only with `inner`.
+        let capacity = unsafe { (*old).capacity() } * 2;
+        let new = Buffer::alloc(capacity, old);
+        for index in top..bottom {
+            // D11: relaxed copies; D10 publishes them.
+            // SAFETY: both buffers live as long as `inner`.
+            unsafe { (*new).write(index, (*old).read(index)) };
+        }
+        // D10: release, so a thief that acquires the new pointer (D8) sees
+        // the copied slots. The old buffer stays reachable through `prev`
+        // for thieves still reading it, and is freed with `inner` (R1).
+        self.inner.buffer.store(new, PUBLISH_BUFFER);
+        self.buffer.set(new);
+        new
+    }
+}
+
+impl<T: Element> Default for Worker<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Element> fmt::Debug for Worker<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Worker")
+            .field("len", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Element> Worker<T> {
+    /// Whether `self` and `stealer` are two ends of the same deque.
+    pub(super) fn is_same_deque(&self, inner: &Arc<Inner<T>>) -> bool {
+        Arc::ptr_eq(&self.inner, inner)
+    }
+}

@@ -1,0 +1,15 @@
+//! A work-stealing thread pool on a model-checked Chase-Lev deque.
+//!
+//! * [`deque`]: the lock-free Chase-Lev deque ([`deque::Worker`],
+//!   [`deque::Stealer`], [`deque::Steal`]), growable, with no data race even
+//!   in the Rust abstract machine.
+//!
+//! Every lock-free part is written against one sync facade that switches
+//! between `std`, `loom` and `shuttle`, so the code you run is the code that is
+//! model-checked. The argument for every memory ordering is in `proofs/`.
+#![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod sync;
+
+pub mod deque;
