@@ -1,5 +1,9 @@
 //! A work-stealing thread pool on a model-checked Chase-Lev deque.
 //!
+//! * [`ThreadPool`]: per-worker deques, a global injector, random stealing,
+//!   parking with no lost wake-up; `spawn`, `submit` (a [`JoinHandle`] that
+//!   blocks or is a `Future`), fork-join [`join`](ThreadPool::join),
+//!   borrowing [`scope`](ThreadPool::scope), `wait_all`, statistics.
 //! * [`deque`]: the lock-free Chase-Lev deque ([`deque::Worker`],
 //!   [`deque::Stealer`], [`deque::Steal`]), growable, with no data race even
 //!   in the Rust abstract machine.
@@ -16,3 +20,8 @@
 mod sync;
 
 pub mod deque;
+mod pool;
+
+pub use pool::{
+    current_worker_index, BuildError, Builder, JoinHandle, Scope, Stats, ThreadPool, WorkerStats,
+};

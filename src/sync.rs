@@ -76,6 +76,11 @@ mod imp {
 pub(crate) use imp::*;
 pub(crate) use std::sync::atomic::Ordering;
 
+/// A statistics counter. Always a `std` atomic, under every backend:
+/// statistics order nothing and decide nothing (proof T1), so the model
+/// checkers need not explore their interleavings.
+pub(crate) type StatCounter = std::sync::atomic::AtomicU64;
+
 /// An `UnsafeCell` with loom's `with`/`with_mut` shape, so the same call sites
 /// compile against loom (which checks every access) and against `std` (where
 /// the closures inline to plain pointer accesses).

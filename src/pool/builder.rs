@@ -1,0 +1,145 @@
+//! Configuring and starting a pool.
+
+use super::job::JobRef;
+use super::registry::{PanicHandler, Registry};
+use super::sleep::MAX_WORKERS;
+use super::worker::WorkerThread;
+use super::ThreadPool;
+use crate::deque::Worker;
+use crate::sync::{thread, Arc};
+use std::any::Any;
+use std::{error, fmt, io};
+
+/// Configures a [`ThreadPool`]; from [`ThreadPool::builder`].
+///
+/// ```
+/// let pool = stealpool::ThreadPool::builder()
+///     .num_threads(2)
+///     .thread_name(|i| format!("compute-{i}"))
+///     .stack_size(4 << 20)
+///     .panic_handler(|_payload| eprintln!("a task panicked"))
+///     .build()
+///     .expect("threads could not be started");
+/// assert_eq!(pool.num_workers(), 2);
+/// ```
+#[must_use]
+#[derive(Default)]
+pub struct Builder {
+    num_threads: usize,
+    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    stack_size: Option<usize>,
+    panic_handler: Option<PanicHandler>,
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("num_threads", &self.num_threads)
+            .field("stack_size", &self.stack_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Builder {
+    /// The number of worker threads; `0` (the default) means one per
+    /// available core ([`std::thread::available_parallelism`]).
+    pub fn num_threads(mut self, num_threads: usize) -> Self {
+        self.num_threads = num_threads;
+        self
+    }
+
+    /// Names worker `i` `name(i)` (default: `stealpool-worker-i`).
+    pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Self {
+        self.thread_name = Some(Box::new(name));
+        self
+    }
+
+    /// The stack size of each worker thread, in bytes (default: the
+    /// platform's default for spawned threads).
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Called with the payload of every panic in a [`ThreadPool::spawn`]ed
+    /// task, on the worker that ran it. The default prints the message on
+    /// stderr. Either way the panic is counted in [`ThreadPool::stats`] and
+    /// the worker goes on.
+    pub fn panic_handler(mut self, handler: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static) -> Self {
+        self.panic_handler = Some(Box::new(handler));
+        self
+    }
+
+    /// Starts the worker threads.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] if more than 65 535 threads are asked for, or if a
+    /// thread cannot be spawned (the threads already started are stopped
+    /// and joined first).
+    pub fn build(mut self) -> Result<ThreadPool, BuildError> {
+        let num_threads = match self.num_threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        if num_threads > MAX_WORKERS {
+            return Err(BuildError(ErrorKind::TooManyThreads(num_threads)));
+        }
+        let deques: Vec<Worker<JobRef>> = (0..num_threads).map(|_| Worker::new()).collect();
+        let stealers = deques.iter().map(Worker::stealer).collect();
+        let registry = Arc::new(Registry::new(stealers, self.panic_handler.take()));
+        let mut threads = Vec::with_capacity(num_threads);
+        for (index, deque) in deques.into_iter().enumerate() {
+            let name = match &mut self.thread_name {
+                Some(name) => name(index),
+                None => format!("stealpool-worker-{index}"),
+            };
+            let mut builder = thread::Builder::new().name(name);
+            if let Some(bytes) = self.stack_size {
+                builder = builder.stack_size(bytes);
+            }
+            let worker_registry = registry.clone();
+            match builder.spawn(move || WorkerThread::run(index, deque, worker_registry)) {
+                Ok(handle) => threads.push(handle),
+                Err(error) => {
+                    // The started workers find the registry terminating.
+                    // Workers that were never started leave their deques
+                    // empty, so `has_work` is unaffected.
+                    drop(ThreadPool { registry, threads });
+                    return Err(BuildError(ErrorKind::Spawn(error)));
+                }
+            }
+        }
+        Ok(ThreadPool { registry, threads })
+    }
+}
+
+/// Why [`Builder::build`] failed.
+#[derive(Debug)]
+pub struct BuildError(ErrorKind);
+
+#[derive(Debug)]
+enum ErrorKind {
+    TooManyThreads(usize),
+    Spawn(io::Error),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            ErrorKind::TooManyThreads(n) => {
+                write!(f, "a pool has at most {MAX_WORKERS} threads, {n} were asked for")
+            }
+            ErrorKind::Spawn(error) => write!(f, "could not spawn a worker thread: {error}"),
+        }
+    }
+}
+
+impl error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn error::Error + 'static)> {
+        match &self.0 {
+            ErrorKind::TooManyThreads(_) => None,
+            ErrorKind::Spawn(error) => Some(error),
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! `submit`'s handle: blocking `join` and `Future`.
+
+use super::latch::{Latch, LockLatch, WorkerLatch};
+use super::registry::Registry;
+use super::worker::WorkerThread;
+use crate::sync::{Arc, Mutex, MutexGuard};
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+use std::thread;
+
+/// Who waits for a task's result.
+enum Waiter {
+    None,
+    /// A pool worker, running other jobs meanwhile.
+    Worker(*const WorkerLatch<'static>),
+    /// A thread outside the pool, blocked.
+    Thread(*const LockLatch),
+    /// An async task.
+    Task(Waker),
+}
+
+struct State<R> {
+    result: Option<thread::Result<R>>,
+    waiter: Waiter,
+}
+
+/// Where a submitted task leaves its result. The mutex orders the result's
+/// write before its read (H1); latches registered here are set while it is
+/// held, so a waiter that unregisters under it never leaves a dangling one.
+pub(crate) struct Packet<R> {
+    state: Mutex<State<R>>,
+}
+
+// SAFETY: the raw latch pointers are only dereferenced under the mutex,
+// while their owners are blocked waiting on them; `R` crosses threads once.
+unsafe impl<R: Send> Send for Packet<R> {}
+// SAFETY: as above; all access goes through the mutex.
+unsafe impl<R: Send> Sync for Packet<R> {}
+
+impl<R> Packet<R> {
+    pub(crate) fn new() -> Self {
+        Packet {
+            state: Mutex::new(State {
+                result: None,
+                waiter: Waiter::None,
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<R>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stores the result and wakes the waiter, if any.
+    pub(crate) fn complete(&self, result: thread::Result<R>) {
+        let mut state = self.lock();
+        state.result = Some(result);
+        match std::mem::replace(&mut state.waiter, Waiter::None) {
+            Waiter::None => {}
+            // SAFETY: the waiter is blocked until this latch is set and must
+            // take this mutex to unregister, so the latch is live (H1).
+            Waiter::Worker(latch) => unsafe { Latch::set(latch) },
+            // SAFETY: as above.
+            Waiter::Thread(latch) => unsafe { Latch::set(latch) },
+            Waiter::Task(waker) => {
+                drop(state);
+                waker.wake();
+            }
+        }
+    }
+}
+
+/// A handle to a task started by [`ThreadPool::submit`](crate::ThreadPool::submit):
+/// wait for its result with [`join`](JoinHandle::join) or `.await` it.
+///
+/// Dropping the handle does not cancel the task; it still runs and its
+/// result is dropped.
+///
+/// ```
+/// let pool = stealpool::ThreadPool::new(2);
+/// let handle = pool.submit(|| 6 * 7);
+/// assert_eq!(handle.join().unwrap(), 42);
+/// ```
+pub struct JoinHandle<R> {
+    packet: Arc<Packet<R>>,
+    registry: Arc<Registry>,
+    /// `JoinHandle<R>` is `Send`/`Sync` only when `R: Send`.
+    _result: PhantomData<R>,
+}
+
+impl<R: Send> JoinHandle<R> {
+    pub(crate) fn new(packet: Arc<Packet<R>>, registry: Arc<Registry>) -> Self {
+        JoinHandle {
+            packet,
+            registry,
+            _result: PhantomData,
+        }
+    }
+
+    /// Waits for the task and returns its value, or `Err` with the panic
+    /// payload if it panicked.
+    ///
+    /// On one of the pool's own workers this runs other jobs while it waits,
+    /// so a task may submit subtasks and join them even on a one-thread pool.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let failed = pool.submit(|| -> u32 { panic!("boom") });
+    /// assert!(failed.join().is_err());
+    ///
+    /// let pool = std::sync::Arc::new(pool);
+    /// let inner = pool.clone();
+    /// let nested = pool.submit(move || inner.submit(|| 1).join().unwrap() + 1);
+    /// assert_eq!(nested.join().unwrap(), 2);
+    /// ```
+    pub fn join(self) -> thread::Result<R> {
+        if let Some(result) = self.packet.lock().result.take() {
+            return result;
+        }
+        match self.registry.current_worker() {
+            Some(worker) => {
+                let latch = WorkerLatch::new(worker.registry(), worker.index());
+                if self.register(Waiter::Worker((&raw const latch).cast::<WorkerLatch<'static>>())) {
+                    worker.wait_until(&latch);
+                }
+            }
+            None => {
+                let latch = LockLatch::new();
+                if self.register(Waiter::Thread(&raw const latch)) {
+                    latch.wait();
+                }
+            }
+        }
+        let mut state = self.packet.lock();
+        state.waiter = Waiter::None;
+        state.result.take().expect("a joined task left no result")
+    }
+
+    /// Registers `waiter` unless the result is already there.
+    fn register(&self, waiter: Waiter) -> bool {
+        let mut state = self.packet.lock();
+        if state.result.is_some() {
+            return false;
+        }
+        state.waiter = waiter;
+        true
+    }
+
+    /// `true` once the task has finished.
+    pub fn is_finished(&self) -> bool {
+        self.packet.lock().result.is_some()
+    }
+}
+
+impl<R: Send> Future for JoinHandle<R> {
+    type Output = thread::Result<R>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut state = self.packet.lock();
+        match state.result.take() {
+            Some(result) => Poll::Ready(result),
+            None => {
+                state.waiter = Waiter::Task(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl<R> fmt::Debug for JoinHandle<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle").finish_non_exhaustive()
+    }
+}
+
+/// Runs a submitted task on `worker`, catching its panic for the handle.
+pub(crate) fn run_submitted<R>(packet: &Packet<R>, f: impl FnOnce() -> R) {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    if result.is_err() {
+        // SAFETY: tasks run on workers.
+        unsafe { &*WorkerThread::current() }.record_panic();
+    }
+    packet.complete(result);
+}

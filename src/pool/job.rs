@@ -1,0 +1,178 @@
+//! Jobs: what the deques and the injector carry.
+//!
+//! A [`JobRef`] is one word, a thin pointer to a [`JobHeader`] that starts
+//! every job struct (`#[repr(C)]`, header first), so pushing a job never
+//! allocates on the deque's side. Two kinds of job sit behind it:
+//!
+//! * [`StackJob`]: lives in the stack frame of a thread that waits on its
+//!   latch (`join`'s second half, `install` from outside); the frame outlives
+//!   the job's execution (proof J1 in `proofs/join.md`).
+//! * [`HeapJob`]: a boxed closure that frees itself when run (`spawn`,
+//!   `submit`, `Scope::spawn`).
+
+use super::latch::Latch;
+use crate::deque::{Element, Word};
+use crate::sync::UnsafeCell;
+use std::any::Any;
+use std::panic::{self, AssertUnwindSafe};
+use std::ptr::NonNull;
+
+/// The first field of every job: how to run it.
+#[repr(C)]
+pub(crate) struct JobHeader {
+    /// Runs the job whose header this is, consuming it.
+    execute: unsafe fn(NonNull<JobHeader>),
+}
+
+/// A one-word reference to a job that has not run yet.
+pub(crate) struct JobRef(NonNull<JobHeader>);
+
+// SAFETY: every job is `Send` (its closure and result are), so its reference
+// may move to whichever worker runs it.
+unsafe impl Send for JobRef {}
+
+impl JobRef {
+    /// Runs the job.
+    ///
+    /// # Safety
+    ///
+    /// Each `JobRef` is executed at most once; a `StackJob`'s frame is still
+    /// alive (its owner waits on the latch).
+    pub(crate) unsafe fn execute(self) {
+        // SAFETY: the header is live and `execute` matches the job's type.
+        unsafe { (self.0.as_ref().execute)(self.0) }
+    }
+
+    /// Whether `self` refers to the job at `header`.
+    pub(crate) fn is(&self, header: *const JobHeader) -> bool {
+        std::ptr::eq(self.0.as_ptr(), header)
+    }
+}
+
+// SAFETY: a `JobRef` is a non-null pointer; the word round-trips it exactly.
+unsafe impl Word for JobRef {
+    fn into_word(self) -> *mut () {
+        self.0.as_ptr().cast()
+    }
+    unsafe fn from_word(word: *mut ()) -> Self {
+        // SAFETY: the word came from `into_word` of a non-null pointer.
+        JobRef(unsafe { NonNull::new_unchecked(word.cast()) })
+    }
+}
+impl Element for JobRef {}
+
+/// The outcome of a job run on another thread.
+pub(crate) enum JobResult<R> {
+    None,
+    Ok(R),
+    Panic(Box<dyn Any + Send>),
+}
+
+impl<R> JobResult<R> {
+    /// Runs `f`, catching a panic.
+    pub(crate) fn call(f: impl FnOnce() -> R) -> Self {
+        match panic::catch_unwind(AssertUnwindSafe(f)) {
+            Ok(value) => JobResult::Ok(value),
+            Err(payload) => JobResult::Panic(payload),
+        }
+    }
+
+    /// The value, re-raising a caught panic in the caller.
+    pub(crate) fn into_return_value(self) -> R {
+        match self {
+            JobResult::Ok(value) => value,
+            JobResult::Panic(payload) => panic::resume_unwind(payload),
+            JobResult::None => unreachable!("a job's result was read before it ran"),
+        }
+    }
+}
+
+/// A job in the stack frame of the thread that waits for it.
+#[repr(C)]
+pub(crate) struct StackJob<L: Latch, F, R> {
+    header: JobHeader,
+    pub(crate) latch: L,
+    func: UnsafeCell<Option<F>>,
+    result: UnsafeCell<JobResult<R>>,
+}
+
+impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
+    pub(crate) fn new(func: F, latch: L) -> Self {
+        StackJob {
+            header: JobHeader {
+                execute: Self::execute,
+            },
+            latch,
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(JobResult::None),
+        }
+    }
+
+    /// A reference to push on a deque.
+    ///
+    /// # Safety
+    ///
+    /// `self` stays where it is until the job has run (its latch is set) or
+    /// the reference has been taken back with [`StackJob::run_inline`].
+    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
+        JobRef(NonNull::from(&self.header))
+    }
+
+    unsafe fn execute(header: NonNull<JobHeader>) {
+        // SAFETY: `header` is the first field of a live `StackJob` (repr(C)).
+        let this = unsafe { header.cast::<Self>().as_ref() };
+        // SAFETY: the job runs once, so nothing else touches `func` (J2).
+        let func = this.func.with_mut(|func| unsafe { (*func).take() });
+        let func = func.expect("a stack job ran twice");
+        let result = JobResult::call(|| func(true));
+        // SAFETY: the waiter reads `result` only after the latch is set (J2).
+        this.result.with_mut(|slot| unsafe { *slot = result });
+        // SAFETY: after this call the waiter may return and free `this`;
+        // nothing of `this` is touched afterwards (J1).
+        unsafe { Latch::set(&this.latch) };
+    }
+
+    /// Runs the job on the calling thread (it was popped back before any
+    /// thief took it) and returns its value.
+    pub(crate) fn run_inline(self) -> R {
+        let func = self.func.with_mut(|func| unsafe { (*func).take() });
+        func.expect("a stack job ran twice")(false)
+    }
+
+    /// The result, once the latch is set; re-raises a panic of the job.
+    pub(crate) fn into_result(self) -> R {
+        // SAFETY: the latch is set, so `execute` wrote the result and will
+        // not touch the job again (J2).
+        let result = self
+            .result
+            .with_mut(|slot| unsafe { std::mem::replace(&mut *slot, JobResult::None) });
+        result.into_return_value()
+    }
+}
+
+/// A boxed job that frees itself when it runs.
+#[repr(C)]
+pub(crate) struct HeapJob<F> {
+    header: JobHeader,
+    func: F,
+}
+
+impl<F: FnOnce() + Send> HeapJob<F> {
+    /// Boxes `func` as a job: the one allocation of a `spawn`.
+    pub(crate) fn into_job_ref(func: F) -> JobRef {
+        let job = Box::new(HeapJob {
+            header: JobHeader {
+                execute: Self::execute,
+            },
+            func,
+        });
+        // SAFETY: `Box::into_raw` is never null.
+        JobRef(unsafe { NonNull::new_unchecked(Box::into_raw(job).cast()) })
+    }
+
+    unsafe fn execute(header: NonNull<JobHeader>) {
+        // SAFETY: `header` came from `into_job_ref` and runs once.
+        let job = unsafe { Box::from_raw(header.cast::<Self>().as_ptr()) };
+        (job.func)();
+    }
+}

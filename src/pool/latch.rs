@@ -1,0 +1,153 @@
+//! Latches: one-shot signals that a job has finished.
+//!
+//! * [`WorkerLatch`] is waited on by a pool worker, which keeps running other
+//!   jobs and may fall asleep in the pool's sleep protocol; setting it wakes
+//!   that worker if (and only if) it is asleep on it.
+//! * [`LockLatch`] is waited on by a thread outside the pool, which blocks on
+//!   a condition variable without spinning.
+//!
+//! Setting a latch may free it: the waiter can return the moment it sees the
+//! latch set, taking the stack frame that holds the latch with it. `set`
+//! therefore takes a raw pointer and touches nothing after the store that
+//! makes the latch visible (J1 in `proofs/join.md`).
+
+use super::registry::Registry;
+use crate::sync::{AtomicUsize, Condvar, Mutex, Ordering};
+
+/// A latch that a job sets when it has finished.
+pub(crate) trait Latch {
+    /// Sets the latch.
+    ///
+    /// # Safety
+    ///
+    /// `this` is live on entry; it may be freed by the waiter during the call,
+    /// so implementations read what they need from it before the store that
+    /// releases the waiter.
+    unsafe fn set(this: *const Self);
+}
+
+const UNSET: usize = 0;
+const SLEEPING: usize = 1;
+const SET: usize = 2;
+
+/// The state word of a latch that a worker may sleep on.
+///
+/// `UNSET -> SLEEPING -> UNSET` is the waiter's (under the sleep lock, S6);
+/// `-> SET` is the setter's, final.
+pub(crate) struct CoreLatch {
+    state: AtomicUsize,
+}
+
+impl CoreLatch {
+    pub(crate) fn new() -> Self {
+        CoreLatch {
+            state: AtomicUsize::new(UNSET),
+        }
+    }
+
+    /// L2: acquire, pairing with L1, so the job's result is visible once
+    /// this returns `true`.
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        self.state.load(Ordering::Acquire) == SET
+    }
+
+    /// The waiter announces it is about to sleep; `false` if already set.
+    /// L3: relaxed; the CAS's atomicity against L1's swap is all it needs,
+    /// and the sleep lock orders the rest (S6).
+    pub(crate) fn fall_asleep(&self) -> bool {
+        self.state
+            .compare_exchange(UNSET, SLEEPING, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// The waiter is awake again. L3: relaxed, as above; a failed CAS means
+    /// the latch was set meanwhile, and the state stays `SET`.
+    pub(crate) fn wake_up(&self) {
+        let _ = self
+            .state
+            .compare_exchange(SLEEPING, UNSET, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// Sets the latch; returns whether the waiter was asleep on it.
+    ///
+    /// # Safety
+    ///
+    /// `this` may be freed as soon as the swap is done.
+    unsafe fn set(this: *const Self) -> bool {
+        // L1: AcqRel swap. Release publishes the job's result to the waiter's
+        // L2; acquire makes the waiter's `SLEEPING` (and the sleep
+        // registration before it) visible to the wake-up that follows.
+        // SAFETY: `this` is live until this swap completes.
+        unsafe { (*this).state.swap(SET, Ordering::AcqRel) == SLEEPING }
+    }
+}
+
+/// A latch a pool worker waits on (the second half of `join`, a scope).
+pub(crate) struct WorkerLatch<'r> {
+    pub(crate) core: CoreLatch,
+    registry: &'r Registry,
+    worker_index: usize,
+}
+
+impl<'r> WorkerLatch<'r> {
+    pub(crate) fn new(registry: &'r Registry, worker_index: usize) -> Self {
+        WorkerLatch {
+            core: CoreLatch::new(),
+            registry,
+            worker_index,
+        }
+    }
+
+    pub(crate) fn probe(&self) -> bool {
+        self.core.probe()
+    }
+}
+
+impl Latch for WorkerLatch<'_> {
+    unsafe fn set(this: *const Self) {
+        // Copy out what the wake-up needs: after the swap `this` may be gone.
+        // The registry outlives every job, since a worker runs this.
+        // SAFETY: `this` is live on entry.
+        let (registry, worker_index) = unsafe { ((*this).registry, (*this).worker_index) };
+        // SAFETY: as above; `set` touches `this` only in the swap.
+        if unsafe { CoreLatch::set(&raw const (*this).core) } {
+            registry.sleep.wake_specific(worker_index);
+        }
+    }
+}
+
+/// A latch a thread outside the pool blocks on.
+pub(crate) struct LockLatch {
+    is_set: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl LockLatch {
+    pub(crate) fn new() -> Self {
+        LockLatch {
+            is_set: Mutex::new(false),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Blocks until the latch is set.
+    pub(crate) fn wait(&self) {
+        let mut is_set = self.is_set.lock().unwrap_or_else(|e| e.into_inner());
+        while !*is_set {
+            is_set = self.changed.wait(is_set).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Latch for LockLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: the waiter cannot return before it re-acquires the mutex,
+        // which it can only do after this guard is dropped, and the notify
+        // happens while we hold it, so `this` is live throughout.
+        let this = unsafe { &*this };
+        let mut is_set = this.is_set.lock().unwrap_or_else(|e| e.into_inner());
+        *is_set = true;
+        this.changed.notify_all();
+    }
+}

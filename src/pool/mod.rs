@@ -1,0 +1,322 @@
+//! The work-stealing thread pool.
+//!
+//! Each worker owns a Chase-Lev [`deque`](crate::deque); threads outside the
+//! pool submit through a global injector. A worker looks for work in its own
+//! deque (newest first), then the injector (in batches), then steals half of
+//! a random victim's deque. Out of work, it spins, yields, then sleeps in a
+//! protocol with no lost wake-up (`proofs/sleep.md`).
+
+mod builder;
+mod handle;
+mod injector;
+mod job;
+mod join;
+mod latch;
+mod registry;
+mod scope;
+mod sleep;
+mod stats;
+mod worker;
+
+pub use builder::{BuildError, Builder};
+pub use handle::JoinHandle;
+pub use scope::Scope;
+pub use stats::{Stats, WorkerStats};
+
+use crate::sync::{thread, Arc};
+use handle::Packet;
+use job::StackJob;
+use latch::LockLatch;
+use registry::Registry;
+use std::fmt;
+use worker::WorkerThread;
+
+/// A work-stealing thread pool.
+///
+/// ```
+/// use stealpool::ThreadPool;
+///
+/// let pool = ThreadPool::new(2);
+/// // Fire and forget.
+/// pool.spawn(|| println!("hello from a worker"));
+/// // A result, through a handle.
+/// let answer = pool.submit(|| 6 * 7);
+/// // Fork-join, borrowing from the stack.
+/// let data = vec![1u64; 1000];
+/// let (left, right) = pool.join(|| data[..500].iter().sum::<u64>(), || data[500..].iter().sum::<u64>());
+/// assert_eq!(left + right, 1000);
+/// assert_eq!(answer.join().unwrap(), 42);
+/// pool.wait_all();
+/// ```
+///
+/// Dropping the pool (or [`shutdown`](ThreadPool::shutdown)) runs every task
+/// already queued, and everything those tasks spawn, then joins the threads.
+pub struct ThreadPool {
+    registry: Arc<Registry>,
+    threads: Vec<thread::JoinHandle<()>>,
+}
+
+impl ThreadPool {
+    /// Starts a pool of `num_threads` workers (`0`: one per available core).
+    ///
+    /// # Panics
+    ///
+    /// If the threads cannot be started; use [`ThreadPool::builder`] to get
+    /// that as an error instead.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(3);
+    /// assert_eq!(pool.num_workers(), 3);
+    /// ```
+    pub fn new(num_threads: usize) -> ThreadPool {
+        match Self::builder().num_threads(num_threads).build() {
+            Ok(pool) => pool,
+            Err(error) => panic!("stealpool: {error}"),
+        }
+    }
+
+    /// A [`Builder`] to configure threads, names, stack size and the panic
+    /// handler.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// Runs `f` on the pool, without waiting for it.
+    ///
+    /// From one of the pool's workers, `f` goes on that worker's own deque
+    /// (where other workers may steal it); from any other thread, on the
+    /// pool's injector. A panic in `f` goes to the panic handler (see
+    /// [`Builder::panic_handler`]); the worker survives it.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let done = Arc::new(AtomicUsize::new(0));
+    /// for _ in 0..100 {
+    ///     let done = done.clone();
+    ///     pool.spawn(move || {
+    ///         done.fetch_add(1, Ordering::Relaxed);
+    ///     });
+    /// }
+    /// pool.wait_all();
+    /// assert_eq!(done.load(Ordering::Relaxed), 100);
+    /// ```
+    pub fn spawn<F: FnOnce() + Send + 'static>(&self, f: F) {
+        self.registry.spawn_task(f);
+    }
+
+    /// Runs `f` on the pool and returns a handle to its result: block on it
+    /// with [`JoinHandle::join`], or `.await` it.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let handles: Vec<_> = (0..4u64).map(|i| pool.submit(move || i * i)).collect();
+    /// let squares: Vec<u64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    /// assert_eq!(squares, [0, 1, 4, 9]);
+    /// ```
+    pub fn submit<R, F>(&self, f: F) -> JoinHandle<R>
+    where
+        R: Send + 'static,
+        F: FnOnce() -> R + Send + 'static,
+    {
+        let packet = Arc::new(Packet::new());
+        let task_packet = packet.clone();
+        self.registry
+            .spawn_task(move || handle::run_submitted(&task_packet, f));
+        JoinHandle::new(packet, self.registry.clone())
+    }
+
+    /// Runs `a` and `b`, potentially in parallel, and returns both results.
+    ///
+    /// Both closures may borrow from the caller's stack. On a worker, `join`
+    /// allocates nothing and runs other jobs while it waits. If either
+    /// closure panics, the panic is re-raised here once both have finished
+    /// (if both panic, `a`'s).
+    ///
+    /// ```
+    /// fn fib(pool: &stealpool::ThreadPool, n: u64) -> u64 {
+    ///     if n < 2 {
+    ///         return n;
+    ///     }
+    ///     let (a, b) = pool.join(|| fib(pool, n - 1), || fib(pool, n - 2));
+    ///     a + b
+    /// }
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// assert_eq!(fib(&pool, 20), 6765);
+    /// ```
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        match self.registry.current_worker() {
+            Some(worker) => join::join_on_worker(worker, a, b),
+            None => self.install(|| self.join(a, b)),
+        }
+    }
+
+    /// Creates a [`Scope`] whose tasks may borrow from the caller's stack;
+    /// returns once `op` and every task spawned in the scope have finished.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let words = ["work", "stealing", "pool"];
+    /// let mut lengths = vec![0; words.len()];
+    /// pool.scope(|s| {
+    ///     for (word, length) in words.iter().zip(lengths.iter_mut()) {
+    ///         s.spawn(move |_| *length = word.len());
+    ///     }
+    /// });
+    /// assert_eq!(lengths, [4, 8, 4]);
+    /// ```
+    pub fn scope<'s, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'s>) -> R + Send,
+        R: Send,
+    {
+        match self.registry.current_worker() {
+            // SAFETY of the lifetime: `scope_on_worker` waits for all tasks
+            // before returning, so `'s` borrows outlive them (C2).
+            Some(worker) => scope::scope_on_worker(extend_worker(worker), op),
+            None => self.install(|| self.scope(op)),
+        }
+    }
+
+    /// Runs `f` on one of the pool's workers and returns its result; a
+    /// panic in `f` is re-raised here. Called on a worker, runs `f` directly.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let index = pool.install(stealpool::current_worker_index);
+    /// assert!(index.unwrap() < 2);
+    /// ```
+    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        if self.registry.current_worker().is_some() {
+            return f();
+        }
+        let job = StackJob::new(|_migrated| f(), LockLatch::new());
+        // SAFETY: we block on the latch below before `job` leaves the frame.
+        self.registry.push(unsafe { job.as_job_ref() });
+        job.latch.wait();
+        job.into_result()
+    }
+
+    /// Waits until every task spawned with [`spawn`](ThreadPool::spawn),
+    /// [`submit`](ThreadPool::submit) or [`Scope::spawn`] has finished.
+    ///
+    /// From a thread outside the pool, it blocks without spinning. From
+    /// inside a task (on one of the pool's workers), it runs other tasks
+    /// while it waits, and does not wait for the tasks running on the
+    /// stacks of threads that are themselves inside `wait_all` — the
+    /// calling task first of all, which cannot finish before `wait_all`
+    /// returns. So two tasks calling `wait_all` at once do not deadlock:
+    /// each returns once everything else has finished.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let done = Arc::new(AtomicUsize::new(0));
+    /// for _ in 0..10 {
+    ///     let done = done.clone();
+    ///     pool.spawn(move || {
+    ///         done.fetch_add(1, Ordering::Relaxed);
+    ///     });
+    /// }
+    /// pool.wait_all();
+    /// assert_eq!(done.load(Ordering::Relaxed), 10);
+    /// assert_eq!(pool.pending_tasks(), 0);
+    /// ```
+    pub fn wait_all(&self) {
+        self.registry.wait_all();
+    }
+
+    /// The number of worker threads.
+    pub fn num_workers(&self) -> usize {
+        self.registry.num_workers()
+    }
+
+    /// The number of tasks spawned or submitted that have not finished yet
+    /// (queued or running); a snapshot.
+    pub fn pending_tasks(&self) -> usize {
+        self.registry.pending_tasks()
+    }
+
+    /// A snapshot of the pool's statistics (see [`Stats`]).
+    pub fn stats(&self) -> Stats {
+        self.registry.stats()
+    }
+
+    /// Runs every queued task (and what they spawn), then stops and joins
+    /// the worker threads. Dropping the pool does the same.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let done = Arc::new(AtomicUsize::new(0));
+    /// for _ in 0..1000 {
+    ///     let done = done.clone();
+    ///     pool.spawn(move || {
+    ///         done.fetch_add(1, Ordering::Relaxed);
+    ///     });
+    /// }
+    /// pool.shutdown();
+    /// assert_eq!(done.load(Ordering::Relaxed), 1000);
+    /// ```
+    pub fn shutdown(self) {
+        drop(self);
+    }
+}
+
+/// Widens a worker borrow to the scope's lifetime. The worker lives for the
+/// whole thread body, which outlives any scope running on it.
+fn extend_worker<'s>(worker: &WorkerThread) -> &'s WorkerThread {
+    // SAFETY: see above; the pointer is the thread's own `WorkerThread`.
+    unsafe { &*(worker as *const WorkerThread) }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.registry.terminate();
+        // A worker cannot join itself: if the last handle is dropped by a
+        // task of this pool, the workers still drain the queues and exit on
+        // their own.
+        if self.registry.current_worker().is_some() {
+            return;
+        }
+        for thread in self.threads.drain(..) {
+            // Tasks' panics are caught; a worker never ends by panicking.
+            let _ = thread.join();
+        }
+    }
+}
+
+impl fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("num_workers", &self.num_workers())
+            .field("pending_tasks", &self.pending_tasks())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The index of the pool worker running on the current thread, or `None`
+/// outside every pool.
+///
+/// ```
+/// let pool = stealpool::ThreadPool::new(2);
+/// assert_eq!(stealpool::current_worker_index(), None);
+/// let inside = pool.install(stealpool::current_worker_index);
+/// assert!(matches!(inside, Some(0 | 1)));
+/// ```
+pub fn current_worker_index() -> Option<usize> {
+    // SAFETY: the thread-local pointer is null or the thread's own worker.
+    unsafe { WorkerThread::current().as_ref() }.map(WorkerThread::index)
+}

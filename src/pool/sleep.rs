@@ -1,0 +1,230 @@
+//! Idle workers: searching, sleeping, and waking with no lost wake-up.
+//!
+//! The protocol and its proof are in `proofs/sleep.md`; the IDs below (S1...)
+//! are its steps. In short:
+//!
+//! * `counters` packs how many workers are *searching* (out of work, looking
+//!   for more) and how many are *sleeping*. Every change of a worker's state
+//!   is one RMW on it (S1).
+//! * A worker about to sleep registers (S1), then a SeqCst fence (S2), then
+//!   checks every queue once more; only if all are empty does it block.
+//! * A thread that makes work available pushes it, then a SeqCst fence (S3),
+//!   then reads `counters` (S4), and wakes one sleeper if nobody is searching.
+//!
+//! S2 and S3 forbid store buffering: either the sleeper's final check sees
+//! the new work, or the producer sees the sleeper registered and wakes it.
+//! Registration, the final check and the wait happen under one mutex, which
+//! wakers also take, so a wake-up cannot fall between check and wait.
+
+use super::latch::CoreLatch;
+use crate::sync::{fence, AtomicUsize, Condvar, Mutex, MutexGuard, Ordering};
+
+/// One searching worker in `counters`.
+const ONE_SEARCHING: usize = 1;
+/// One sleeping worker in `counters`.
+const ONE_SLEEPING: usize = 1 << 16;
+/// The most workers a pool may have, so both halves of `counters` fit.
+pub(crate) const MAX_WORKERS: usize = ONE_SLEEPING - 1;
+
+fn searching(counters: usize) -> usize {
+    counters & (ONE_SLEEPING - 1)
+}
+
+fn sleeping(counters: usize) -> usize {
+    counters >> 16
+}
+
+/// How a call to [`Sleep::sleep`] ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Wake {
+    /// The worker is searching again (woken, or its final check found work).
+    Searching,
+    /// The pool is shutting down and there is no work left: the worker exits.
+    Exit,
+}
+
+pub(crate) struct Sleep {
+    /// Searching count in the low 16 bits, sleeping count above.
+    counters: AtomicUsize,
+    /// `asleep[i]`: worker `i` is registered as sleeping and nobody has woken
+    /// it yet.
+    asleep: Mutex<Vec<bool>>,
+    /// One per worker, so a wake-up wakes exactly the chosen worker.
+    wakers: Box<[Condvar]>,
+    /// At most this many workers search at once.
+    max_searching: usize,
+}
+
+impl Sleep {
+    pub(crate) fn new(num_workers: usize) -> Self {
+        Sleep {
+            counters: AtomicUsize::new(0),
+            asleep: Mutex::new(vec![false; num_workers]),
+            wakers: (0..num_workers).map(|_| Condvar::new()).collect(),
+            max_searching: num_workers.div_ceil(2),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<bool>> {
+        // Nothing panics while holding this lock; recover anyway.
+        self.asleep.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The worker ran out of work: become a searcher if fewer than half the
+    /// workers search already. Returns whether it did.
+    pub(crate) fn start_searching(&self) -> bool {
+        let mut counters = self.counters.load(Ordering::Relaxed);
+        loop {
+            if searching(counters) >= self.max_searching {
+                return false;
+            }
+            // S1: the state change is an RMW on `counters`. SeqCst (ordered
+            // before the fence that follows) so the scan after it is covered
+            // by S2's argument.
+            match self.counters.compare_exchange_weak(
+                counters,
+                counters + ONE_SEARCHING,
+                Ordering::SeqCst,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    // S2: the searcher's scan of the queues comes after this
+                    // fence.
+                    fence(Ordering::SeqCst);
+                    return true;
+                }
+                Err(current) => counters = current,
+            }
+        }
+    }
+
+    /// A searcher found work. If it was the last searcher and workers sleep,
+    /// wake one to take up the search: work found is often more work to
+    /// come, and producers only wake sleepers when nobody searches (S5).
+    pub(crate) fn stop_searching(&self) {
+        // S1: SeqCst RMW.
+        let before = self.counters.fetch_sub(ONE_SEARCHING, Ordering::SeqCst);
+        if searching(before) == 1 && sleeping(before) > 0 {
+            self.wake_one();
+        }
+    }
+
+    /// Work was just made available (pushed on a deque or the injector):
+    /// wake a sleeper if nobody is searching.
+    pub(crate) fn new_work(&self) {
+        // S3: SeqCst fence between the push and the read of `counters`: the
+        // producer's half of the store-buffering pair with S2.
+        fence(Ordering::SeqCst);
+        // S4: relaxed; S3 makes it recent enough.
+        let counters = self.counters.load(Ordering::Relaxed);
+        if searching(counters) == 0 && sleeping(counters) > 0 {
+            self.wake_one();
+        }
+    }
+
+    /// Marks worker `index` awake and searching, and signals it. Caller holds
+    /// the lock and has checked that the worker is asleep.
+    fn wake_locked(&self, asleep: &mut [bool], index: usize) {
+        asleep[index] = false;
+        // S1: sleeping -> searching, one SeqCst RMW (the woken worker will
+        // scan the queues after it, S2 via the lock).
+        self.counters
+            .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), Ordering::SeqCst);
+        self.wakers[index].notify_one();
+    }
+
+    /// Wakes one sleeping worker, if any.
+    pub(crate) fn wake_one(&self) {
+        let mut asleep = self.lock();
+        if let Some(index) = asleep.iter().position(|&a| a) {
+            self.wake_locked(&mut asleep, index);
+        }
+    }
+
+    /// Wakes worker `index` if it is asleep (its latch was just set).
+    pub(crate) fn wake_specific(&self, index: usize) {
+        let mut asleep = self.lock();
+        if asleep[index] {
+            self.wake_locked(&mut asleep, index);
+        }
+    }
+
+    /// Wakes every sleeping worker (shutdown).
+    pub(crate) fn wake_all(&self) {
+        let mut asleep = self.lock();
+        for index in 0..asleep.len() {
+            if asleep[index] {
+                self.wake_locked(&mut asleep, index);
+            }
+        }
+    }
+
+    /// Puts worker `index` to sleep unless `has_work` finds work after it
+    /// registered, or `latch` (what the worker waits for, if anything) is set.
+    /// `searching` says whether the worker is counted as a searcher now.
+    ///
+    /// Returns [`Wake::Searching`] when the worker should look for work again
+    /// (it is then counted as a searcher), or [`Wake::Exit`] when
+    /// `terminating` holds, there is no work, and the worker waits for no
+    /// latch.
+    pub(crate) fn sleep(
+        &self,
+        index: usize,
+        searching: bool,
+        latch: Option<&CoreLatch>,
+        has_work: impl Fn() -> bool,
+        terminating: impl Fn() -> bool,
+    ) -> Wake {
+        let mut asleep = self.lock();
+        // S1: register as sleeping (and no longer searching) in one SeqCst
+        // RMW.
+        let change = if searching {
+            ONE_SLEEPING.wrapping_sub(ONE_SEARCHING)
+        } else {
+            ONE_SLEEPING
+        };
+        self.counters.fetch_add(change, Ordering::SeqCst);
+        asleep[index] = true;
+        // S6: announce the sleep on the latch, under the lock: a setter that
+        // sees `SLEEPING` takes this lock to wake us, so it cannot run before
+        // we wait.
+        if let Some(latch) = latch {
+            if !latch.fall_asleep() {
+                self.cancel_locked(&mut asleep, index);
+                return Wake::Searching;
+            }
+        }
+        // S2: SeqCst fence between the registration and the final check: the
+        // sleeper's half of the store-buffering pair with S3.
+        fence(Ordering::SeqCst);
+        if has_work() {
+            self.cancel_locked(&mut asleep, index);
+            if let Some(latch) = latch {
+                latch.wake_up();
+            }
+            return Wake::Searching;
+        }
+        if latch.is_none() && terminating() {
+            asleep[index] = false;
+            // S1: leave the pool: no longer sleeping, not searching.
+            self.counters.fetch_sub(ONE_SLEEPING, Ordering::SeqCst);
+            return Wake::Exit;
+        }
+        while asleep[index] {
+            asleep = self.wakers[index].wait(asleep).unwrap_or_else(|e| e.into_inner());
+        }
+        // The waker moved us to searching (S1 in `wake_locked`).
+        if let Some(latch) = latch {
+            latch.wake_up();
+        }
+        Wake::Searching
+    }
+
+    /// Undoes a registration: sleeping -> searching.
+    fn cancel_locked(&self, asleep: &mut [bool], index: usize) {
+        asleep[index] = false;
+        // S1: SeqCst RMW.
+        self.counters
+            .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), Ordering::SeqCst);
+    }
+}

@@ -1,0 +1,114 @@
+//! Statistics: per-worker counters, summed when read.
+//!
+//! Each worker only ever increments its own counters, and nobody decides
+//! anything from them, so they are relaxed (T1) and cache-padded apart.
+
+use crate::sync::{Ordering, StatCounter};
+use crossbeam_utils::CachePadded;
+
+/// One worker's counters.
+#[derive(Default)]
+pub(crate) struct WorkerCounters {
+    executed: StatCounter,
+    stolen: StatCounter,
+    steal_attempts: StatCounter,
+    successful_steals: StatCounter,
+    panicked: StatCounter,
+}
+
+/// Which counter to bump.
+#[derive(Clone, Copy)]
+pub(crate) enum Event {
+    Executed,
+    /// Jobs that arrived by a steal (a batch counts each job).
+    Stolen(u64),
+    StealAttempt,
+    SuccessfulSteal,
+    Panicked,
+}
+
+impl WorkerCounters {
+    pub(crate) fn record(&self, event: Event) {
+        let (counter, amount) = match event {
+            Event::Executed => (&self.executed, 1),
+            Event::Stolen(n) => (&self.stolen, n),
+            Event::StealAttempt => (&self.steal_attempts, 1),
+            Event::SuccessfulSteal => (&self.successful_steals, 1),
+            Event::Panicked => (&self.panicked, 1),
+        };
+        // T1: relaxed; a statistic orders nothing.
+        counter.fetch_add(amount, Ordering::Relaxed);
+    }
+
+    fn snapshot(&self) -> WorkerStats {
+        // T1: relaxed reads; the sum is a snapshot, exact once the pool is idle.
+        WorkerStats {
+            tasks_executed: self.executed.load(Ordering::Relaxed),
+            tasks_stolen: self.stolen.load(Ordering::Relaxed),
+            steal_attempts: self.steal_attempts.load(Ordering::Relaxed),
+            successful_steals: self.successful_steals.load(Ordering::Relaxed),
+            panicked: self.panicked.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// One worker's share of [`Stats`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorkerStats {
+    /// Jobs this worker ran (tasks, `join` halves that were stolen, scope
+    /// bodies).
+    pub tasks_executed: u64,
+    /// Jobs this worker took from another worker's deque.
+    pub tasks_stolen: u64,
+    /// Steal operations this worker tried on other workers' deques.
+    pub steal_attempts: u64,
+    /// Steal operations that brought back at least one job.
+    pub successful_steals: u64,
+    /// Tasks run by this worker that panicked.
+    pub panicked: u64,
+}
+
+/// A snapshot of a pool's statistics, from [`ThreadPool::stats`](crate::ThreadPool::stats).
+///
+/// The totals are the sums of the per-worker counts. Counters are read one
+/// by one while the pool runs, so a snapshot of a busy pool is approximate;
+/// after [`ThreadPool::wait_all`](crate::ThreadPool::wait_all) it is exact.
+///
+/// ```
+/// let pool = stealpool::ThreadPool::new(2);
+/// for _ in 0..10 {
+///     pool.spawn(|| {});
+/// }
+/// pool.wait_all();
+/// let stats = pool.stats();
+/// assert_eq!(stats.tasks_executed, 10);
+/// assert_eq!(stats.per_worker.len(), 2);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Jobs run, over all workers.
+    pub tasks_executed: u64,
+    /// Jobs that moved to another worker by a steal.
+    pub tasks_stolen: u64,
+    /// Steal operations tried.
+    pub steal_attempts: u64,
+    /// Steal operations that found work.
+    pub successful_steals: u64,
+    /// Tasks that panicked.
+    pub panicked: u64,
+    /// The same counts, one entry per worker, in worker-index order.
+    pub per_worker: Vec<WorkerStats>,
+}
+
+pub(crate) fn collect(counters: &[CachePadded<WorkerCounters>]) -> Stats {
+    let per_worker: Vec<WorkerStats> = counters.iter().map(|c| c.snapshot()).collect();
+    let sum = |f: fn(&WorkerStats) -> u64| per_worker.iter().map(f).sum();
+    Stats {
+        tasks_executed: sum(|w| w.tasks_executed),
+        tasks_stolen: sum(|w| w.tasks_stolen),
+        steal_attempts: sum(|w| w.steal_attempts),
+        successful_steals: sum(|w| w.successful_steals),
+        panicked: sum(|w| w.panicked),
+        per_worker,
+    }
+}

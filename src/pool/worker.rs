@@ -1,0 +1,248 @@
+//! A worker thread: its deque, its search for work, and its idle loop.
+
+use super::job::JobRef;
+use super::latch::{CoreLatch, WorkerLatch};
+use super::registry::Registry;
+use super::sleep::Wake;
+use super::stats::Event;
+use crate::deque::{Steal, Worker};
+use crate::sync::{spin_loop, thread, thread_local, Arc};
+use std::cell::Cell;
+use std::panic::{self, AssertUnwindSafe};
+use std::ptr;
+
+/// Rounds of looking for work before an idle worker goes to sleep: the
+/// first few spin, the rest yield. Model checkers get one round: more only
+/// multiplies the interleavings without adding behaviours.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+const IDLE_ROUNDS: u32 = 32;
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+const IDLE_ROUNDS: u32 = 1;
+/// Rounds that spin before yielding; spin `2^round` times.
+const SPIN_ROUNDS: u32 = 6;
+
+thread_local! {
+    // Not `const`: loom's `thread_local!` takes only the plain form.
+    #[allow(clippy::missing_const_for_thread_local)]
+    /// The `WorkerThread` of the current thread, null on threads outside
+    /// every pool.
+    static CURRENT: Cell<*const WorkerThread> = Cell::new(ptr::null());
+}
+
+/// A worker's own state, on its thread's stack.
+pub(crate) struct WorkerThread {
+    index: usize,
+    local: Worker<JobRef>,
+    registry: Arc<Registry>,
+    /// xorshift state for picking victims: per thread, never shared.
+    rng: Cell<u64>,
+    /// How many tasks are running on this thread's stack (nested through
+    /// work-while-waiting), for `wait_all` (P2).
+    tasks_on_stack: Cell<usize>,
+}
+
+impl WorkerThread {
+    /// The current thread's worker, or null.
+    pub(crate) fn current() -> *const WorkerThread {
+        CURRENT.with(Cell::get)
+    }
+
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    pub(crate) fn tasks_on_stack(&self) -> usize {
+        self.tasks_on_stack.get()
+    }
+
+    /// The body of worker thread `index`: runs jobs until the pool shuts down
+    /// and no work is left.
+    pub(crate) fn run(index: usize, local: Worker<JobRef>, registry: Arc<Registry>) {
+        let worker = WorkerThread {
+            index,
+            local,
+            registry,
+            rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
+            tasks_on_stack: Cell::new(0),
+        };
+        CURRENT.with(|current| current.set(&worker));
+        loop {
+            if worker.run_one_job() {
+                continue;
+            }
+            if !worker.idle(None) {
+                break;
+            }
+        }
+        CURRENT.with(|current| current.set(ptr::null()));
+    }
+
+    /// Pushes a job on this worker's deque and tells sleepers (S3, S4).
+    pub(crate) fn push(&self, job: JobRef) {
+        self.local.push(job);
+        self.registry.sleep.new_work();
+    }
+
+    /// Pops the newest job of this worker's own deque.
+    pub(crate) fn pop_local(&self) -> Option<JobRef> {
+        self.local.pop()
+    }
+
+    /// Finds one job and runs it; `false` if none was found.
+    pub(crate) fn run_one_job(&self) -> bool {
+        match self.find_work() {
+            Some(job) => {
+                self.execute(job);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Runs a job.
+    pub(crate) fn execute(&self, job: JobRef) {
+        // SAFETY: every `JobRef` in the pool's queues is executed once, by
+        // whoever took it out; stack jobs' owners wait for their latches.
+        unsafe { job.execute() }
+    }
+
+    /// Local deque, then the injector, then the other workers' deques.
+    fn find_work(&self) -> Option<JobRef> {
+        if let Some(job) = self.local.pop() {
+            return Some(job);
+        }
+        let registry = &*self.registry;
+        if let Some(job) = registry.injector.pop_batch(&self.local, registry.num_workers()) {
+            self.announce_local_work();
+            return Some(job);
+        }
+        self.steal()
+    }
+
+    /// Jobs moved into our deque in a batch are work others may take.
+    fn announce_local_work(&self) {
+        if !self.local.is_empty() {
+            self.registry.sleep.new_work();
+        }
+    }
+
+    /// Tries every other worker once, starting at a random one, taking half
+    /// of a victim's jobs; tries again while some steal lost a race.
+    fn steal(&self) -> Option<JobRef> {
+        let stealers = &self.registry.stealers;
+        let count = stealers.len();
+        if count <= 1 {
+            return None;
+        }
+        let counters = &self.registry.counters[self.index];
+        loop {
+            let mut retry = false;
+            let start = (self.next_random() % count as u64) as usize;
+            for victim in (start..count).chain(0..start) {
+                if victim == self.index {
+                    continue;
+                }
+                counters.record(Event::StealAttempt);
+                let before = self.local.len();
+                match stealers[victim].steal_batch_and_pop(&self.local) {
+                    Steal::Success(job) => {
+                        counters.record(Event::SuccessfulSteal);
+                        counters.record(Event::Stolen(1 + self.local.len().saturating_sub(before) as u64));
+                        self.announce_local_work();
+                        return Some(job);
+                    }
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
+            }
+            if !retry {
+                return None;
+            }
+        }
+    }
+
+    fn next_random(&self) -> u64 {
+        // xorshift64*: cheap, per thread, good enough to spread victims.
+        let mut x = self.rng.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng.set(x);
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Runs a task (`spawn`, `submit`, `Scope::spawn` bodies catch their own
+    /// panics; a panic escaping here goes to the pool's panic handler).
+    pub(crate) fn run_task(&self, body: impl FnOnce()) {
+        self.tasks_on_stack.set(self.tasks_on_stack.get() + 1);
+        let result = panic::catch_unwind(AssertUnwindSafe(body));
+        self.tasks_on_stack.set(self.tasks_on_stack.get() - 1);
+        if let Err(payload) = result {
+            self.registry.handle_panic(self.index, payload);
+        }
+        self.registry.task_done(self.index);
+    }
+
+    /// Records a panic caught by a task that reports it elsewhere (to a
+    /// `JoinHandle` or a scope).
+    pub(crate) fn record_panic(&self) {
+        self.registry.counters[self.index].record(Event::Panicked);
+    }
+
+    /// Runs other jobs until `latch` is set, sleeping when there are none
+    /// (work-while-waiting).
+    pub(crate) fn wait_until(&self, latch: &WorkerLatch<'_>) {
+        while !latch.probe() {
+            if !self.run_one_job() {
+                self.idle(Some(&latch.core));
+            }
+        }
+    }
+
+    /// Out of work: search with backoff, then sleep (S1-S6). Returns `false`
+    /// when the pool is shutting down and the worker should exit; `true`
+    /// after running a job, when woken, or when `latch` is set.
+    fn idle(&self, latch: Option<&CoreLatch>) -> bool {
+        let sleep = &self.registry.sleep;
+        let mut searching = sleep.start_searching();
+        loop {
+            for round in 0..IDLE_ROUNDS {
+                if latch.is_some_and(CoreLatch::probe) {
+                    if searching {
+                        sleep.stop_searching();
+                    }
+                    return true;
+                }
+                if let Some(job) = self.find_work() {
+                    if searching {
+                        sleep.stop_searching();
+                    }
+                    self.execute(job);
+                    return true;
+                }
+                if round < SPIN_ROUNDS {
+                    for _ in 0..1u32 << round {
+                        spin_loop();
+                    }
+                } else {
+                    thread::yield_now();
+                }
+            }
+            let registry = &*self.registry;
+            match sleep.sleep(
+                self.index,
+                searching,
+                latch,
+                || registry.has_work(),
+                || registry.is_terminating(),
+            ) {
+                Wake::Exit => return false,
+                Wake::Searching => searching = true,
+            }
+        }
+    }
+}
