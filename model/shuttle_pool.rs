@@ -1,0 +1,1 @@
+//! Shuttle tests of the pool.
