@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The whole verification gauntlet in one command, with a summary table.
+#
+#   model/verify.sh            everything, with the bounds CI uses
+#   model/verify.sh STEP...    only these steps (fmt clippy test loom shuttle
+#                              fuzz miri tsan mutants)
+#
+# Each step runs under `timeout`, logs to target/verify/STEP.log, and adds a
+# row to the summary: property, checker, executions, time, result. Model
+# suites are also checked for vacuity: every test the suite lists must have
+# run and passed, and every model prints "model NAME: N executions" after
+# asserting N against its floor.
+#
+# Bounds (seconds) can be overridden from the environment:
+#   FUZZ_SECONDS (per fuzz target, default 60), MIRI_SEEDS (default 16).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+LOGS=target/verify
+mkdir -p "$LOGS"
+SUMMARY="$LOGS/summary.txt"
+: > "$SUMMARY"
+FAILED=0
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+MIRI_SEEDS=${MIRI_SEEDS:-16}
+
+row() { printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' "$@" | tee -a "$SUMMARY"; }
+
+# run STEP LIMIT PROPERTY CHECKER -- command...
+run() {
+    local step=$1 limit=$2 property=$3 checker=$4
+    shift 5
+    local log="$LOGS/$step.log" start end status executions
+    echo "==> [$step] $*" >&2
+    start=$(date +%s)
+    timeout --kill-after=30 "$limit" "$@" >"$log" 2>&1
+    status=$?
+    end=$(date +%s)
+    executions=$(grep -oE 'model [a-z_0-9]+: [0-9]+ executions' "$log" | awk '{s += $3} END {if (NR) printf "%d in %d models", s, NR}')
+    if [ $status -eq 0 ]; then
+        row "$property" "$checker" "${executions:--}" "$((end - start))s" "pass"
+    else
+        [ $status -eq 124 ] && echo "[$step] timed out after ${limit}s" >&2
+        row "$property" "$checker" "${executions:--}" "$((end - start))s" "FAIL"
+        tail -n 60 "$log" >&2
+        FAILED=1
+    fi
+    return $status
+}
+
+# Every test a model suite lists must appear as passed in its log.
+check_not_vacuous() {
+    local step=$1 features=$2 listed missing
+    listed=$(cargo test --features "$features" --release --tests -- --list 2>/dev/null | grep ': test$' | sed 's/: test$//' | sort -u)
+    missing=""
+    for t in $listed; do
+        grep -qE "^test $t \.\.\. ok$" "$LOGS/$step.log" || missing="$missing $t"
+    done
+    if [ -z "$listed" ]; then
+        row "$step suite lists its tests" "cargo test --list" "0 listed" "-" "FAIL"
+        FAILED=1
+    elif [ -n "$missing" ]; then
+        row "$step: every listed model ran" "log vs --list" "missing:$missing" "-" "FAIL"
+        FAILED=1
+    else
+        row "$step: every listed model ran" "log vs --list" "$(echo "$listed" | wc -l) of $(echo "$listed" | wc -l)" "-" "pass"
+    fi
+}
+
+step_fmt() { run fmt 300 "formatting" "rustfmt" -- cargo fmt --all -- --check; }
+
+step_clippy() {
+    run clippy 1200 "lints, all backends" "clippy -D warnings" -- bash -c '
+        cargo clippy --all-targets -- -D warnings &&
+        cargo clippy --features loom --release --all-targets -- -D warnings &&
+        cargo clippy --features shuttle --release --all-targets -- -D warnings'
+}
+
+step_test() { run test 1200 "API, stress, proptest, doc" "cargo test (real threads)" -- cargo test; }
+
+step_loom() {
+    run loom 900 "deque + pool, C11 interleavings" "loom (exhaustive, bounded)" -- \
+        cargo test --features loom --release
+    check_not_vacuous loom loom
+}
+
+step_shuttle() {
+    run shuttle 900 "deque + pool, long schedules" "shuttle (random + PCT)" -- \
+        cargo test --features shuttle --release
+    check_not_vacuous shuttle shuttle
+}
+
+step_fuzz() {
+    local targets
+    targets=$(cd fuzz && cargo +nightly fuzz list 2>/dev/null)
+    for target in $targets; do
+        run "fuzz_$target" $((FUZZ_SECONDS + 900)) "fuzz: $target" "cargo fuzz ${FUZZ_SECONDS}s" -- bash -c "
+            cd fuzz && cargo +nightly fuzz run $target -- -max_total_time=$FUZZ_SECONDS 2>&1 |
+            tee /dev/stderr | grep -E '^(Done|#[0-9]+ +DONE)' ; exit \${PIPESTATUS[0]}"
+    done
+}
+
+step_miri() {
+    if [ -f tests/deque_threads.rs ] || [ -f tests/deque_proptest.rs ]; then
+        run miri_deque 1500 "deque: UB, races, leaks (${MIRI_SEEDS} seeds)" "Miri -Zmiri-many-seeds" -- \
+            env MIRIFLAGS="-Zmiri-many-seeds=0..${MIRI_SEEDS}" cargo +nightly miri test --test deque_threads
+    fi
+    run miri_pool 1500 "pool: UB, races, leaks" "Miri" -- \
+        cargo +nightly miri test --test pool_api
+}
+
+step_tsan() {
+    run tsan 1500 "real-thread tests, data races" "ThreadSanitizer" -- \
+        env RUSTFLAGS="-Zsanitizer=thread" RUSTDOCFLAGS="-Zsanitizer=thread" CARGO_TARGET_DIR=target/tsan \
+        cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu --tests
+}
+
+step_mutants() { run mutants 3000 "each ordering is needed" "loom on mutants" -- model/mutants.sh; }
+
+STEPS=("$@")
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy test loom shuttle fuzz miri tsan)
+
+printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
+printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"
+for step in "${STEPS[@]}"; do
+    "step_$step" || true
+done
+echo
+cat "$SUMMARY"
+exit $FAILED
