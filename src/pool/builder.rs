@@ -10,6 +10,13 @@ use crate::sync::{thread, Arc};
 use std::any::Any;
 use std::{error, fmt, io};
 
+/// Each worker's deque starts with room for this many jobs and grows as
+/// needed. Model checkers start small, so that growth is explored too.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+const DEQUE_CAPACITY: usize = 64;
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+const DEQUE_CAPACITY: usize = 2;
+
 /// Configures a [`ThreadPool`]; from [`ThreadPool::builder`].
 ///
 /// ```
@@ -85,7 +92,8 @@ impl Builder {
         if num_threads > MAX_WORKERS {
             return Err(BuildError(ErrorKind::TooManyThreads(num_threads)));
         }
-        let deques: Vec<Worker<JobRef>> = (0..num_threads).map(|_| Worker::new()).collect();
+        let deques: Vec<Worker<JobRef>> =
+            (0..num_threads).map(|_| Worker::with_capacity(DEQUE_CAPACITY)).collect();
         let stealers = deques.iter().map(Worker::stealer).collect();
         let registry = Arc::new(Registry::new(stealers, self.panic_handler.take()));
         let mut threads = Vec::with_capacity(num_threads);

@@ -55,10 +55,10 @@ impl WorkerCounters {
 /// One worker's share of [`Stats`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WorkerStats {
-    /// Jobs this worker ran (tasks, `join` halves that were stolen, scope
-    /// bodies).
+    /// Tasks (`spawn`, `submit`, `Scope::spawn`) this worker ran.
     pub tasks_executed: u64,
-    /// Jobs this worker took from another worker's deque.
+    /// Jobs (tasks, stolen `join` halves) this worker took from another
+    /// worker's deque.
     pub tasks_stolen: u64,
     /// Steal operations this worker tried on other workers' deques.
     pub steal_attempts: u64,
@@ -86,7 +86,7 @@ pub struct WorkerStats {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// Jobs run, over all workers.
+    /// Tasks (`spawn`, `submit`, `Scope::spawn`) run, over all workers.
     pub tasks_executed: u64,
     /// Jobs that moved to another worker by a steal.
     pub tasks_stolen: u64,
