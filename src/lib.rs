@@ -18,6 +18,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod sync;
+mod weaken;
 
 pub mod deque;
 mod pool;

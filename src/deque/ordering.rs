@@ -3,8 +3,7 @@
 //! Each constant carries the proof ID (see `proofs/deque.md`) that argues why
 //! it is as strong as it is and no stronger. Each can be weakened one step by
 //! building with `RUSTFLAGS='--cfg stealpool_weaken="NAME"'`, where `NAME` is
-//! the string beside it; `model/mutants.sh` does that for every row and
-//! records which model catches the mutant in `proofs/orderings.md`.
+//! the string beside it (see `crate::weaken`).
 //!
 //! Fences are `Option<Ordering>`: their weakened form is no fence at all.
 
@@ -12,32 +11,21 @@ use crate::sync::Ordering;
 #[allow(unused_imports)] // `AcqRel` appears only in weakened builds
 use crate::sync::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 
-/// Declares an ordering constant and its one-step-weaker mutant.
-macro_rules! orderings {
-    ($( $(#[$doc:meta])* $name:ident: $ty:ty = $strong:expr, weakened $flag:literal => $weak:expr; )*) => {
-        $(
-            $(#[$doc])*
-            #[cfg(not(stealpool_weaken = $flag))]
-            pub(crate) const $name: $ty = $strong;
-            $(#[$doc])*
-            #[cfg(stealpool_weaken = $flag)]
-            pub(crate) const $name: $ty = $weak;
-        )*
-    };
-}
+pub(crate) use crate::weaken::fence;
+use crate::weaken::orderings;
 
 orderings! {
     /// D1: the owner's load of `top` in `push`. Acquire: a thief's read of a
     /// slot happens before the owner reuses that slot after wrapping.
     PUSH_LOAD_TOP: Ordering = Acquire, weakened "push_load_top" => Relaxed;
     /// D2: the owner's store of `bottom` in `push`. Release: publishes the
-    /// element written into the slot to the thief that acquires `bottom` (D8).
+    /// element written into the slot to the thief that acquires `bottom` (D7).
     PUSH_STORE_BOTTOM: Ordering = Release, weakened "push_store_bottom" => Relaxed;
     /// D3: the fence in `pop` between taking the slot (storing `bottom`) and
-    /// reading `top`. SeqCst: forbids store buffering against the thief's D7.
+    /// reading `top`. SeqCst: forbids store buffering against the thief's D6.
     POP_FENCE: Option<Ordering> = Some(SeqCst), weakened "pop_fence" => None;
     /// D4: the owner's CAS on `top` when popping the last element. SeqCst:
-    /// totally ordered with the thieves' D10 so exactly one of them wins.
+    /// totally ordered with the thieves' D9 so exactly one of them wins.
     POP_CAS: Ordering = SeqCst, weakened "pop_cas" => AcqRel;
     /// D5: the thief's load of `top`. Acquire: synchronizes with the CAS that
     /// moved `top` here, so buffer growth seen by that CAS is seen by us.
@@ -87,11 +75,3 @@ pub(crate) const LOAD_BUFFER: Ordering = STEAL_LOAD_BUFFER;
 pub(crate) const PUBLISH_BUFFER: Ordering = Relaxed;
 #[cfg(stealpool_bug = "relaxed_buffer_publish")]
 pub(crate) const LOAD_BUFFER: Ordering = Relaxed;
-
-/// Runs a fence if the ordering table asks for one.
-#[inline(always)]
-pub(crate) fn fence(order: Option<Ordering>) {
-    if let Some(order) = order {
-        crate::sync::fence(order);
-    }
-}

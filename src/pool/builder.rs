@@ -92,8 +92,9 @@ impl Builder {
         if num_threads > MAX_WORKERS {
             return Err(BuildError(ErrorKind::TooManyThreads(num_threads)));
         }
-        let deques: Vec<Worker<JobRef>> =
-            (0..num_threads).map(|_| Worker::with_capacity(DEQUE_CAPACITY)).collect();
+        let deques: Vec<Worker<JobRef>> = (0..num_threads)
+            .map(|_| Worker::with_capacity(DEQUE_CAPACITY))
+            .collect();
         let stealers = deques.iter().map(Worker::stealer).collect();
         let registry = Arc::new(Registry::new(stealers, self.panic_handler.take()));
         let mut threads = Vec::with_capacity(num_threads);

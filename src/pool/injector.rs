@@ -6,8 +6,9 @@
 //! queue's length so that idle checks need no lock.
 
 use super::job::JobRef;
+use super::ordering::RELAXED;
 use crate::deque::Worker;
-use crate::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
+use crate::sync::{AtomicUsize, Mutex, MutexGuard};
 use std::collections::VecDeque;
 
 /// The most jobs a worker moves from the injector to its deque at once.
@@ -37,12 +38,12 @@ impl Injector {
         queue.push_back(job);
         // I1: relaxed; the mutex orders it against other pushes and pops,
         // and the caller's S3 fence orders it before the sleepers' check.
-        self.len.store(queue.len(), Ordering::Relaxed);
+        self.len.store(queue.len(), RELAXED);
     }
 
     /// The number of queued jobs (I1: relaxed snapshot, see `push`).
     pub(crate) fn len(&self) -> usize {
-        self.len.load(Ordering::Relaxed)
+        self.len.load(RELAXED)
     }
 
     /// Takes the oldest job and moves a share of the rest (for `workers`
@@ -60,7 +61,7 @@ impl Injector {
             dest.push(job);
         }
         // I1: as in `push`.
-        self.len.store(queue.len(), Ordering::Relaxed);
+        self.len.store(queue.len(), RELAXED);
         Some(first)
     }
 }

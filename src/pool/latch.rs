@@ -11,8 +11,9 @@
 //! therefore takes a raw pointer and touches nothing after the store that
 //! makes the latch visible (J1 in `proofs/join.md`).
 
+use super::ordering::{LATCH_PROBE, LATCH_SET, RELAXED};
 use super::registry::Registry;
-use crate::sync::{AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{AtomicUsize, Condvar, Mutex};
 
 /// A latch that a job sets when it has finished.
 pub(crate) trait Latch {
@@ -49,7 +50,7 @@ impl CoreLatch {
     /// this returns `true`.
     #[inline]
     pub(crate) fn probe(&self) -> bool {
-        self.state.load(Ordering::Acquire) == SET
+        self.state.load(LATCH_PROBE) == SET
     }
 
     /// The waiter announces it is about to sleep; `false` if already set.
@@ -57,16 +58,14 @@ impl CoreLatch {
     /// and the sleep lock orders the rest (S6).
     pub(crate) fn fall_asleep(&self) -> bool {
         self.state
-            .compare_exchange(UNSET, SLEEPING, Ordering::Relaxed, Ordering::Relaxed)
+            .compare_exchange(UNSET, SLEEPING, RELAXED, RELAXED)
             .is_ok()
     }
 
     /// The waiter is awake again. L3: relaxed, as above; a failed CAS means
     /// the latch was set meanwhile, and the state stays `SET`.
     pub(crate) fn wake_up(&self) {
-        let _ = self
-            .state
-            .compare_exchange(SLEEPING, UNSET, Ordering::Relaxed, Ordering::Relaxed);
+        let _ = self.state.compare_exchange(SLEEPING, UNSET, RELAXED, RELAXED);
     }
 
     /// Sets the latch; returns whether the waiter was asleep on it.
@@ -79,7 +78,7 @@ impl CoreLatch {
         // L2; acquire makes the waiter's `SLEEPING` (and the sleep
         // registration before it) visible to the wake-up that follows.
         // SAFETY: `this` is live until this swap completes.
-        unsafe { (*this).state.swap(SET, Ordering::AcqRel) == SLEEPING }
+        unsafe { (*this).state.swap(SET, LATCH_SET) == SLEEPING }
     }
 }
 

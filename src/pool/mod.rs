@@ -12,6 +12,7 @@ mod injector;
 mod job;
 mod join;
 mod latch;
+mod ordering;
 mod registry;
 mod scope;
 mod sleep;

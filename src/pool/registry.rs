@@ -3,11 +3,14 @@
 
 use super::injector::Injector;
 use super::job::{HeapJob, JobRef};
+use super::ordering::{
+    fence, COMPLETER_FENCE, PENDING_DONE, PENDING_LOAD, RELAXED, TERMINATE_STORE, WAITER_FENCE,
+};
 use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
 use super::worker::WorkerThread;
 use crate::deque::Stealer;
-use crate::sync::{fence, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{AtomicBool, AtomicUsize, Condvar, Mutex};
 use crossbeam_utils::CachePadded;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -83,7 +86,7 @@ impl Registry {
     pub(crate) fn spawn_task(&self, body: impl FnOnce() + Send) {
         // P1: relaxed increment; the push that follows publishes the job,
         // and `pending` only needs to be above zero before the job can end.
-        self.pending.fetch_add(1, Ordering::Relaxed);
+        self.pending.fetch_add(1, RELAXED);
         self.push(HeapJob::into_job_ref(move || {
             // SAFETY: tasks only run on workers, whose thread-local is set.
             let worker = unsafe { &*WorkerThread::current() };
@@ -96,11 +99,11 @@ impl Registry {
         self.counters[worker_index].record(Event::Executed);
         // P1: release, so a `wait_all` that acquires `pending` (P4) sees the
         // task's effects.
-        self.pending.fetch_sub(1, Ordering::Release);
+        self.pending.fetch_sub(1, PENDING_DONE);
         // P3: SeqCst fence, the completer's half of a store-buffering pair
         // with `wait_all`'s: either it sees us waiting, or we see it done.
-        fence(Ordering::SeqCst);
-        if self.idle_waiters.load(Ordering::Relaxed) > 0 {
+        fence(COMPLETER_FENCE);
+        if self.idle_waiters.load(RELAXED) > 0 {
             let _guard = self.idle_lock.lock().unwrap_or_else(|e| e.into_inner());
             self.idle.notify_all();
         }
@@ -126,14 +129,15 @@ impl Registry {
     }
 
     pub(crate) fn pending_tasks(&self) -> usize {
-        self.pending.load(Ordering::Relaxed)
+        // P1: relaxed snapshot.
+        self.pending.load(RELAXED)
     }
 
     /// P4: whether every task that `wait_all` waits for has finished.
     fn all_done(&self) -> bool {
         // Acquire pairs with P1's release: the finished tasks' effects are
         // visible once this is true.
-        self.pending.load(Ordering::Acquire) <= self.exempt.load(Ordering::Relaxed)
+        self.pending.load(PENDING_LOAD) <= self.exempt.load(RELAXED)
     }
 
     /// See [`ThreadPool::wait_all`](crate::ThreadPool::wait_all).
@@ -143,25 +147,25 @@ impl Registry {
                 let exempt = worker.tasks_on_stack();
                 // P2: relaxed; read by this thread and, for the others, only
                 // ever makes `all_done` true sooner (see proofs/sleep.md).
-                self.exempt.fetch_add(exempt, Ordering::Relaxed);
+                self.exempt.fetch_add(exempt, RELAXED);
                 while !self.all_done() {
                     if !worker.run_one_job() {
                         crate::sync::thread::yield_now();
                     }
                 }
-                self.exempt.fetch_sub(exempt, Ordering::Relaxed);
+                self.exempt.fetch_sub(exempt, RELAXED);
             }
             None => {
                 // P3: register, then a SeqCst fence, then check under the
                 // lock that completers take to notify.
-                self.idle_waiters.fetch_add(1, Ordering::Relaxed);
-                fence(Ordering::SeqCst);
+                self.idle_waiters.fetch_add(1, RELAXED);
+                fence(WAITER_FENCE);
                 let mut guard = self.idle_lock.lock().unwrap_or_else(|e| e.into_inner());
                 while !self.all_done() {
                     guard = self.idle.wait(guard).unwrap_or_else(|e| e.into_inner());
                 }
                 drop(guard);
-                self.idle_waiters.fetch_sub(1, Ordering::Relaxed);
+                self.idle_waiters.fetch_sub(1, RELAXED);
             }
         }
     }
@@ -174,13 +178,13 @@ impl Registry {
     /// X1: SeqCst store; sleepers read it under the sleep lock, which
     /// `wake_all` takes after this store.
     pub(crate) fn terminate(&self) {
-        self.terminating.store(true, Ordering::SeqCst);
+        self.terminating.store(true, TERMINATE_STORE);
         self.sleep.wake_all();
     }
 
     /// X1: relaxed; read under the sleep lock (see `terminate`).
     pub(crate) fn is_terminating(&self) -> bool {
-        self.terminating.load(Ordering::Relaxed)
+        self.terminating.load(RELAXED)
     }
 
     pub(crate) fn stats(&self) -> Stats {

@@ -1,9 +1,10 @@
 //! Scoped tasks that borrow from the stack of the scope's caller.
 
 use super::latch::{Latch, WorkerLatch};
+use super::ordering::{RELAXED, SCOPE_DONE};
 use super::registry::Registry;
 use super::worker::WorkerThread;
-use crate::sync::{AtomicUsize, Mutex, Ordering};
+use crate::sync::{AtomicUsize, Mutex};
 use std::any::Any;
 use std::fmt;
 use std::marker::PhantomData;
@@ -71,7 +72,7 @@ impl<'s> Scope<'s> {
         // C1: relaxed increment; this task is counted before the job that
         // ends it exists, and our caller (body or a task of the scope)
         // holds a count until it ends, so `pending` cannot reach 0 meanwhile.
-        self.pending.fetch_add(1, Ordering::Relaxed);
+        self.pending.fetch_add(1, RELAXED);
         let scope = ScopePtr(self);
         self.registry.spawn_task(move || {
             let scope = scope;
@@ -91,7 +92,7 @@ impl<'s> Scope<'s> {
         }
         // C1: AcqRel. Release: this task's writes happen before the scope
         // returns; acquire (on the last decrement): the others' too.
-        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+        if self.pending.fetch_sub(1, SCOPE_DONE) == 1 {
             // SAFETY: `done` lives until the scope's worker sees it set (C2).
             unsafe { Latch::set(&raw const self.done) };
         }
@@ -121,7 +122,7 @@ pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&
 impl fmt::Debug for Scope<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Scope")
-            .field("pending", &self.pending.load(Ordering::Relaxed))
+            .field("pending", &self.pending.load(RELAXED))
             .finish_non_exhaustive()
     }
 }

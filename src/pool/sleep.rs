@@ -17,7 +17,8 @@
 //! wakers also take, so a wake-up cannot fall between check and wait.
 
 use super::latch::CoreLatch;
-use crate::sync::{fence, AtomicUsize, Condvar, Mutex, MutexGuard, Ordering};
+use super::ordering::{fence, COUNTERS_RMW, PRODUCER_FENCE, RELAXED, SEARCHER_FENCE, SLEEPER_FENCE};
+use crate::sync::{AtomicUsize, Condvar, Mutex, MutexGuard};
 
 /// One searching worker in `counters`.
 const ONE_SEARCHING: usize = 1;
@@ -73,7 +74,8 @@ impl Sleep {
     /// The worker ran out of work: become a searcher if fewer than half the
     /// workers search already. Returns whether it did.
     pub(crate) fn start_searching(&self) -> bool {
-        let mut counters = self.counters.load(Ordering::Relaxed);
+        // S4: relaxed; the CAS below checks the value.
+        let mut counters = self.counters.load(RELAXED);
         loop {
             if searching(counters) >= self.max_searching {
                 return false;
@@ -84,13 +86,13 @@ impl Sleep {
             match self.counters.compare_exchange_weak(
                 counters,
                 counters + ONE_SEARCHING,
-                Ordering::SeqCst,
-                Ordering::Relaxed,
+                COUNTERS_RMW,
+                RELAXED,
             ) {
                 Ok(_) => {
                     // S2: the searcher's scan of the queues comes after this
                     // fence.
-                    fence(Ordering::SeqCst);
+                    fence(SEARCHER_FENCE);
                     return true;
                 }
                 Err(current) => counters = current,
@@ -103,7 +105,7 @@ impl Sleep {
     /// come, and producers only wake sleepers when nobody searches (S5).
     pub(crate) fn stop_searching(&self) {
         // S1: SeqCst RMW.
-        let before = self.counters.fetch_sub(ONE_SEARCHING, Ordering::SeqCst);
+        let before = self.counters.fetch_sub(ONE_SEARCHING, COUNTERS_RMW);
         if searching(before) == 1 && sleeping(before) > 0 {
             self.wake_one();
         }
@@ -114,9 +116,9 @@ impl Sleep {
     pub(crate) fn new_work(&self) {
         // S3: SeqCst fence between the push and the read of `counters`: the
         // producer's half of the store-buffering pair with S2.
-        fence(Ordering::SeqCst);
+        fence(PRODUCER_FENCE);
         // S4: relaxed; S3 makes it recent enough.
-        let counters = self.counters.load(Ordering::Relaxed);
+        let counters = self.counters.load(RELAXED);
         if searching(counters) == 0 && sleeping(counters) > 0 {
             self.wake_one();
         }
@@ -129,7 +131,7 @@ impl Sleep {
         // S1: sleeping -> searching, one SeqCst RMW (the woken worker will
         // scan the queues after it, S2 via the lock).
         self.counters
-            .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), Ordering::SeqCst);
+            .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), COUNTERS_RMW);
         self.wakers[index].notify_one();
     }
 
@@ -183,7 +185,7 @@ impl Sleep {
         } else {
             ONE_SLEEPING
         };
-        self.counters.fetch_add(change, Ordering::SeqCst);
+        self.counters.fetch_add(change, COUNTERS_RMW);
         asleep[index] = true;
         // S6: announce the sleep on the latch, under the lock: a setter that
         // sees `SLEEPING` takes this lock to wake us, so it cannot run before
@@ -196,7 +198,7 @@ impl Sleep {
         }
         // S2: SeqCst fence between the registration and the final check: the
         // sleeper's half of the store-buffering pair with S3.
-        fence(Ordering::SeqCst);
+        fence(SLEEPER_FENCE);
         if has_work() {
             self.cancel_locked(&mut asleep, index);
             if let Some(latch) = latch {
@@ -207,7 +209,7 @@ impl Sleep {
         if latch.is_none() && terminating() {
             asleep[index] = false;
             // S1: leave the pool: no longer sleeping, not searching.
-            self.counters.fetch_sub(ONE_SLEEPING, Ordering::SeqCst);
+            self.counters.fetch_sub(ONE_SLEEPING, COUNTERS_RMW);
             return Wake::Exit;
         }
         while asleep[index] {
@@ -225,6 +227,6 @@ impl Sleep {
         asleep[index] = false;
         // S1: SeqCst RMW.
         self.counters
-            .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), Ordering::SeqCst);
+            .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), COUNTERS_RMW);
     }
 }

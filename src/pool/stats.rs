@@ -3,7 +3,8 @@
 //! Each worker only ever increments its own counters, and nobody decides
 //! anything from them, so they are relaxed (T1) and cache-padded apart.
 
-use crate::sync::{Ordering, StatCounter};
+use super::ordering::RELAXED;
+use crate::sync::StatCounter;
 use crossbeam_utils::CachePadded;
 
 /// One worker's counters.
@@ -37,17 +38,17 @@ impl WorkerCounters {
             Event::Panicked => (&self.panicked, 1),
         };
         // T1: relaxed; a statistic orders nothing.
-        counter.fetch_add(amount, Ordering::Relaxed);
+        counter.fetch_add(amount, RELAXED);
     }
 
     fn snapshot(&self) -> WorkerStats {
         // T1: relaxed reads; the sum is a snapshot, exact once the pool is idle.
         WorkerStats {
-            tasks_executed: self.executed.load(Ordering::Relaxed),
-            tasks_stolen: self.stolen.load(Ordering::Relaxed),
-            steal_attempts: self.steal_attempts.load(Ordering::Relaxed),
-            successful_steals: self.successful_steals.load(Ordering::Relaxed),
-            panicked: self.panicked.load(Ordering::Relaxed),
+            tasks_executed: self.executed.load(RELAXED),
+            tasks_stolen: self.stolen.load(RELAXED),
+            steal_attempts: self.steal_attempts.load(RELAXED),
+            successful_steals: self.successful_steals.load(RELAXED),
+            panicked: self.panicked.load(RELAXED),
         }
     }
 }

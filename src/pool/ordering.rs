@@ -1,0 +1,45 @@
+//! Every memory ordering of the pool's protocols, in one table.
+//!
+//! Each constant cites the step of `proofs/sleep.md` or `proofs/join.md` that
+//! argues for it; the ones a proof needs can be weakened one step with
+//! `--cfg stealpool_weaken="NAME"` (see `crate::weaken`). Relaxed accesses
+//! have nothing weaker and are plain constants.
+
+use crate::sync::Ordering;
+#[allow(unused_imports)] // some appear only in weakened builds
+use crate::sync::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
+pub(crate) use crate::weaken::fence;
+use crate::weaken::orderings;
+
+orderings! {
+    /// S1: every change of a worker's state is one RMW on the sleep
+    /// counters. SeqCst, with the fences S2/S3 doing the store-buffering work.
+    COUNTERS_RMW: Ordering = SeqCst, weakened "counters_rmw" => AcqRel;
+    /// S2: the fence between a searcher's registration and its scan.
+    SEARCHER_FENCE: Option<Ordering> = Some(SeqCst), weakened "searcher_fence" => None;
+    /// S2: the fence between a sleeper's registration and its final check.
+    SLEEPER_FENCE: Option<Ordering> = Some(SeqCst), weakened "sleeper_fence" => None;
+    /// S3: the fence between making work available and reading the counters.
+    PRODUCER_FENCE: Option<Ordering> = Some(SeqCst), weakened "producer_fence" => None;
+    /// L1: setting a latch. AcqRel: release publishes the job's result.
+    LATCH_SET: Ordering = AcqRel, weakened "latch_set" => Release;
+    /// L2: probing a latch. Acquire pairs with L1.
+    LATCH_PROBE: Ordering = Acquire, weakened "latch_probe" => Relaxed;
+    /// P1: a task's end. Release: its effects before `wait_all` returns (P4).
+    PENDING_DONE: Ordering = Release, weakened "pending_done" => Relaxed;
+    /// P3: the completer's fence between `pending` and `idle_waiters`.
+    COMPLETER_FENCE: Option<Ordering> = Some(SeqCst), weakened "completer_fence" => None;
+    /// P3: the outside waiter's fence between `idle_waiters` and `pending`.
+    WAITER_FENCE: Option<Ordering> = Some(SeqCst), weakened "waiter_fence" => None;
+    /// P4: `wait_all`'s read of `pending`. Acquire pairs with P1.
+    PENDING_LOAD: Ordering = Acquire, weakened "pending_load" => Relaxed;
+    /// C1: a scope task's end. AcqRel: every task's writes before the scope
+    /// returns.
+    SCOPE_DONE: Ordering = AcqRel, weakened "scope_done" => Release;
+    /// X1: the shutdown flag's store.
+    TERMINATE_STORE: Ordering = SeqCst, weakened "terminate_store" => Relaxed;
+}
+
+/// S4, L3, P1 (increment), P2, C1 (increment), I1, X1 (load), T1: relaxed
+/// accesses, each argued at its step.
+pub(crate) const RELAXED: Ordering = Relaxed;
