@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The ordering-necessity matrix: weaken one named ordering at a time (or
+# reintroduce one historical bug), run the loom models against the mutant,
+# and rewrite the generated table in proofs/orderings.md.
+#
+#   model/mutants.sh              every mutant
+#   model/mutants.sh NAME...      only these (names as in `weakened "NAME"`)
+#
+# Deque orderings are checked by model/loom_deque.rs, pool orderings by
+# model/loom_pool.rs. Each mutant rebuilds only this crate (STEALPOOL_WEAKEN
+# is read by build.rs). A mutant passes the models -> "not caught"; the
+# hand-written part of proofs/orderings.md must then explain why, or the
+# ordering must be weakened in the code.
+#
+# MUTANT_TIMEOUT bounds each mutant's run (seconds, default 900); a mutant
+# that hits it is reported as "timeout" (a hang under loom is usually a
+# deadlock the model could not report).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+TIMEOUT=${MUTANT_TIMEOUT:-900}
+OUT=target/mutants
+mkdir -p "$OUT"
+export CARGO_TERM_COLOR=never
+
+# name<TAB>suite<TAB>kind<TAB>id<TAB>strong<TAB>weak
+list_mutants() {
+    for file in src/deque/ordering.rs src/pool/ordering.rs; do
+        suite=loom_deque
+        [[ $file == src/pool/* ]] && suite=loom_pool
+        awk -v suite="$suite" '
+            /^ *\/\/\/ [A-Z][0-9]+:/ && !id { match($0, /[A-Z][0-9]+/); id = substr($0, RSTART, RLENGTH) }
+            /weakened "/ {
+                match($0, /weakened "[a-z_]+"/); name = substr($0, RSTART + 10, RLENGTH - 11)
+                strong = $0; sub(/^[^=]*= */, "", strong); sub(/, weakened.*/, "", strong)
+                weak = $0; sub(/.*=> */, "", weak); sub(/;.*/, "", weak)
+                printf "%s\t%s\tweaken\t%s\t%s\t%s\n", name, suite, id, strong, weak
+                id = ""
+            }' "$file"
+    done
+    printf 'stale_buffer\tloom_deque\tbug\tR2\tbuffer loaded after bottom\tloaded before top\n'
+    printf 'relaxed_buffer_publish\tloom_deque\tbug\tD8/D10\tRelease/Acquire\tRelaxed/Relaxed\n'
+}
+
+run_mutant() {
+    local name=$1 suite=$2 kind=$3 log="$OUT/$1.log" var start status
+    var=STEALPOOL_WEAKEN
+    [ "$kind" = bug ] && var=STEALPOOL_BUG
+    start=$(date +%s)
+    env "$var=$name" timeout --kill-after=30 "$TIMEOUT" \
+        cargo test --features loom --release --test "$suite" -- --test-threads=1 >"$log" 2>&1
+    status=$?
+    echo "$status $(( $(date +%s) - start ))" > "$OUT/$name.status"
+}
+
+# One table row from a mutant's log.
+row() {
+    local name=$1 suite=$2 kind=$3 id=$4 strong=$5 weak=$6 log="$OUT/$1.log" status secs failed assertion execs verdict
+    read -r status secs < "$OUT/$name.status"
+    failed=$(grep -oE '^test [a-z_0-9]+ \.\.\. FAILED' "$log" | awk '{print $2}' | paste -sd, -)
+    assertion=$(grep -A1 -m1 'panicked at' "$log" | tail -n1 | cut -c1-90 | tr '|' '/')
+    execs=$(grep -oE 'model [a-z_0-9]+: [0-9]+ executions' "$log" | head -n1 | awk '{print $3}')
+    if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+        verdict="timeout (${secs}s)"
+    elif [ -n "$failed" ]; then
+        verdict="**caught**"
+    elif [ "$status" -ne 0 ]; then
+        verdict="build/run error $status"
+    else
+        verdict="not caught"
+    fi
+    printf '| %s | `%s` | %s | %s → %s | %s | %s | %s | %s |\n' \
+        "$id" "$name" "$kind" "$strong" "$weak" "$verdict" "${failed:--}" "${execs:--}" "${assertion:--}"
+}
+
+FILTER=" $* "
+mapfile -t MUTANTS < <(list_mutants)
+for line in "${MUTANTS[@]}"; do
+    IFS=$'\t' read -r name suite kind id strong weak <<<"$line"
+    if [ $# -gt 0 ] && [[ $FILTER != *" $name "* ]]; then continue; fi
+    echo "==> $name ($kind, $suite)" >&2
+    run_mutant "$name" "$suite" "$kind"
+done
+
+TABLE="$OUT/table.md"
+{
+    echo "| ID | mutant | kind | ordering | verdict | failing models | executions (first model) | failing assertion |"
+    echo "|---|---|---|---|---|---|---|---|"
+    for line in "${MUTANTS[@]}"; do
+        IFS=$'\t' read -r name suite kind id strong weak <<<"$line"
+        [ -f "$OUT/$name.status" ] && row "$name" "$suite" "$kind" "$id" "$strong" "$weak"
+    done
+} > "$TABLE"
+cat "$TABLE"
+
+# Replace the generated block of proofs/orderings.md, keep the rest.
+DOC=proofs/orderings.md
+if [ -f "$DOC" ] && grep -q '<!-- mutants:begin -->' "$DOC"; then
+    awk -v table="$TABLE" '
+        /<!-- mutants:begin -->/ { print; while ((getline l < table) > 0) print l; skip = 1; next }
+        /<!-- mutants:end -->/ { skip = 0 }
+        !skip' "$DOC" > "$DOC.tmp" && mv "$DOC.tmp" "$DOC"
+    echo "updated $DOC" >&2
+fi
