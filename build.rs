@@ -7,7 +7,10 @@
 //! same as `--cfg stealpool_bug="NAME"`. See `proofs/orderings.md`.
 
 fn main() {
-    for (var, cfg) in [("STEALPOOL_WEAKEN", "stealpool_weaken"), ("STEALPOOL_BUG", "stealpool_bug")] {
+    for (var, cfg) in [
+        ("STEALPOOL_WEAKEN", "stealpool_weaken"),
+        ("STEALPOOL_BUG", "stealpool_bug"),
+    ] {
         println!("cargo:rerun-if-env-changed={var}");
         if let Ok(name) = std::env::var(var) {
             if !name.is_empty() {
