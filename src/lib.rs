@@ -21,6 +21,7 @@ mod sync;
 mod weaken;
 
 pub mod deque;
+mod par;
 mod pool;
 
 pub use pool::{
