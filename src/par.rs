@@ -1,8 +1,9 @@
 //! Parallel loops and sorts on a [`ThreadPool`], built on
 //! [`join`](ThreadPool::join) alone.
 //!
-//! * [`for_each`](ThreadPool::for_each), [`for_each_range`](ThreadPool::for_each_range)
-//!   and [`reduce`](ThreadPool::reduce) split an index range in halves with
+//! * [`for_each`](ThreadPool::for_each), [`for_each_range`](ThreadPool::for_each_range),
+//!   [`for_each_chunk_mut`](ThreadPool::for_each_chunk_mut) and
+//!   [`reduce`](ThreadPool::reduce) split an index range in halves with
 //!   *adaptive* splitting: a range is cut into about two pieces per worker,
 //!   and a piece that another worker steals is cut again. So a balanced loop
 //!   pays for a handful of `join`s, and an unbalanced one is split further
@@ -123,23 +124,97 @@ impl ThreadPool {
         let home = current_worker_index();
         let (left, right) = self.join(
             || self.reduce_pieces(range.start..mid, half, leaf, op),
-            || {
-                let splits = if current_worker_index() == home {
-                    half
-                } else {
-                    half.max(self.num_workers())
-                };
-                self.reduce_pieces(mid..range.end, splits, leaf, op)
-            },
+            || self.reduce_pieces(mid..range.end, self.right_splits(home, half), leaf, op),
         );
         op(left, right)
     }
+
+    /// The split budget of the right half of a `join` forked on worker
+    /// `home` with `half` splits left: a fresh one per worker if the half
+    /// was stolen.
+    fn right_splits(&self, home: Option<usize>, half: usize) -> usize {
+        if current_worker_index() == home {
+            half
+        } else {
+            half.max(self.num_workers())
+        }
+    }
+
+    /// Calls `f(i, chunk)` for every `chunk_len`-long chunk of `v` (the
+    /// last may be shorter), `i` being the chunk's index, in parallel. The
+    /// chunks are split between workers as in [`for_each`](ThreadPool::for_each).
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_len` is 0.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// // A 4 × 3 image, one row per chunk.
+    /// let mut pixels = vec![0u32; 4 * 3];
+    /// pool.for_each_chunk_mut(&mut pixels, 4, |row, line| {
+    ///     for (column, pixel) in line.iter_mut().enumerate() {
+    ///         *pixel = (row * 10 + column) as u32;
+    ///     }
+    /// });
+    /// assert_eq!(pixels[4..8], [10, 11, 12, 13]);
+    /// ```
+    pub fn for_each_chunk_mut<T, F>(&self, v: &mut [T], chunk_len: usize, f: F)
+    where
+        T: Send,
+        F: Fn(usize, &mut [T]) + Sync,
+    {
+        assert!(chunk_len > 0, "for_each_chunk_mut: chunk_len must be positive");
+        if v.is_empty() {
+            return;
+        }
+        let splits = self.num_workers();
+        self.install(|| self.chunk_pieces(v, 0, chunk_len, splits, &f));
+    }
+
+    /// [`reduce_pieces`](ThreadPool::reduce_pieces) over the chunks of a
+    /// slice; `first` is the index of `v`'s first chunk.
+    fn chunk_pieces<T, F>(&self, v: &mut [T], first: usize, chunk_len: usize, splits: usize, f: &F)
+    where
+        T: Send,
+        F: Fn(usize, &mut [T]) + Sync,
+    {
+        let chunks = v.len().div_ceil(chunk_len);
+        if chunks < 2 || splits == 0 {
+            for (i, chunk) in v.chunks_mut(chunk_len).enumerate() {
+                f(first + i, chunk);
+            }
+            return;
+        }
+        let half_chunks = chunks / 2;
+        let (left, right) = v.split_at_mut(half_chunks * chunk_len);
+        let half = splits / 2;
+        let home = current_worker_index();
+        self.join(
+            || self.chunk_pieces(left, first, chunk_len, half, f),
+            || {
+                self.chunk_pieces(
+                    right,
+                    first + half_chunks,
+                    chunk_len,
+                    self.right_splits(home, half),
+                    f,
+                )
+            },
+        );
+    }
 }
 
-/// Below this many elements, sorts and merges run sequentially: a `join`
+/// Sorts and merges of fewer elements always run sequentially: a `join`
 /// costs tens of nanoseconds, sorting this many elements tens of
-/// microseconds.
+/// microseconds. Larger inputs are cut into about [`PIECES_PER_WORKER`]
+/// pieces per worker (see `ThreadPool::sort_grain`).
 const SEQUENTIAL_SORT: usize = 1 << 12;
+/// Pieces per worker that the sorts aim for: enough for stealing to even
+/// out uneven partitions, few enough that most of the work is done by the
+/// sequential std sorts, which are faster per element than any level of
+/// partitioning or merging above them.
+const PIECES_PER_WORKER: usize = 8;
 /// Below this many elements a partition runs on one thread. Above, each half
 /// is partitioned in parallel and the misplaced middle blocks are swapped:
 /// about 1.5 times the work of a sequential partition, but spread over the
@@ -148,8 +223,6 @@ const SEQUENTIAL_SORT: usize = 1 << 12;
 const PARALLEL_PARTITION: usize = 1 << 16;
 /// Swaps of blocks up to this length run on one thread.
 const PARALLEL_SWAP: usize = 1 << 15;
-/// Merges of up to this many elements run on one thread.
-const PARALLEL_MERGE: usize = 1 << 13;
 
 /// Parallel sorts.
 impl ThreadPool {
@@ -192,15 +265,19 @@ impl ThreadPool {
             v.sort_unstable_by(compare);
             return;
         }
+        if self.num_workers() == 1 {
+            // Nothing to run in parallel: the std sort, on the pool.
+            return self.install(|| v.sort_unstable_by(&compare));
+        }
+        let grain = self.sort_grain(v.len());
         // Past 2·log2(n) levels the pivots have been bad; the sequential
         // sort below that point is O(n log n) whatever the input.
         let depth_limit = 2 * (usize::BITS - v.len().leading_zeros());
-        let parallel_partition = self.num_workers() > 1;
         self.install(|| {
             let sort = QuickSort {
                 pool: self,
                 compare: &compare,
-                parallel_partition,
+                grain,
             };
             sort.sort(v, None, depth_limit);
         });
@@ -243,6 +320,10 @@ impl ThreadPool {
             v.sort_by(compare);
             return;
         }
+        if self.num_workers() == 1 {
+            // Nothing to run in parallel: the std sort, on the pool.
+            return self.install(|| v.sort_by(&compare));
+        }
         let len = v.len();
         // Scratch space: its length stays 0, so dropping it frees the memory
         // and never drops an element (the elements' owner is always `v` or
@@ -251,6 +332,7 @@ impl ThreadPool {
         let sort = MergeSort {
             pool: self,
             compare: &compare,
+            grain: self.sort_grain(len),
         };
         let v = SendPtr(v.as_mut_ptr());
         let buf = SendPtr(buf.as_mut_ptr().cast::<T>());
@@ -259,6 +341,12 @@ impl ThreadPool {
         // every element in `v` exactly once, even when it unwinds (see
         // `MergeSort::sort`).
         self.install(|| unsafe { sort.sort(v, buf, len, false) });
+    }
+
+    /// The length below which a parallel sort of `len` elements sorts (and
+    /// merges) sequentially: [`PIECES_PER_WORKER`] pieces per worker.
+    fn sort_grain(&self, len: usize) -> usize {
+        (len / (PIECES_PER_WORKER * self.num_workers())).max(SEQUENTIAL_SORT)
     }
 }
 
@@ -298,7 +386,8 @@ unsafe impl<T: Send> Sync for SendPtr<T> {}
 struct QuickSort<'a, C> {
     pool: &'a ThreadPool,
     compare: &'a C,
-    parallel_partition: bool,
+    /// Slices up to this long are sorted sequentially.
+    grain: usize,
 }
 
 impl<C: Sync> QuickSort<'_, C> {
@@ -308,7 +397,7 @@ impl<C: Sync> QuickSort<'_, C> {
     where
         C: Fn(&T, &T) -> Ordering + Sync,
     {
-        if v.len() <= SEQUENTIAL_SORT || depth_limit == 0 {
+        if v.len() <= self.grain || depth_limit == 0 {
             v.sort_unstable_by(self.compare);
             return;
         }
@@ -339,7 +428,7 @@ impl<C: Sync> QuickSort<'_, C> {
     /// Moves the elements satisfying `goes_left` to the front of `v` and
     /// returns how many there are.
     fn partition<T: Send + Sync>(&self, v: &mut [T], goes_left: &(impl Fn(&T) -> bool + Sync)) -> usize {
-        if v.len() <= PARALLEL_PARTITION || !self.parallel_partition {
+        if v.len() <= PARALLEL_PARTITION {
             return partition_sequential(v, goes_left);
         }
         // Partition both halves at once, then swap the misplaced blocks:
@@ -437,6 +526,9 @@ fn partition_sequential<T>(v: &mut [T], goes_left: &impl Fn(&T) -> bool) -> usiz
 struct MergeSort<'a, C> {
     pool: &'a ThreadPool,
     compare: &'a C,
+    /// Runs up to this long are sorted, and merges up to this long done,
+    /// sequentially.
+    grain: usize,
 }
 
 impl<C: Sync> MergeSort<'_, C> {
@@ -453,7 +545,7 @@ impl<C: Sync> MergeSort<'_, C> {
     where
         C: Fn(&T, &T) -> Ordering + Sync,
     {
-        if len <= SEQUENTIAL_SORT {
+        if len <= self.grain {
             // Copies `v` to `buf` once the sort is done or has unwound
             // (std's sort keeps a permutation when it unwinds).
             let _to_buf = into_buf.then_some(CopyOnDrop {
@@ -521,7 +613,7 @@ impl<C: Sync> MergeSort<'_, C> {
         C: Fn(&T, &T) -> Ordering + Sync,
     {
         let is_less = |a: &T, b: &T| (self.compare)(a, b) == Ordering::Less;
-        if left_len + right_len <= PARALLEL_MERGE {
+        if left_len + right_len <= self.grain {
             // SAFETY: forwarded.
             unsafe { merge_sequential(left.0, left_len, right.0, right_len, dst.0, &is_less) };
             return;
@@ -715,6 +807,20 @@ mod tests {
                 usize::from(i >= 100),
                 "index {i}"
             );
+        }
+    }
+
+    #[test]
+    fn for_each_chunk_mut_hands_out_each_chunk_once_with_its_index() {
+        let pool = ThreadPool::new(2);
+        for (len, chunk) in [(0, 3), (1, 3), (10, 3), (12, 3), (10_000, 7), (5, 100)] {
+            let mut v = vec![usize::MAX; len];
+            pool.for_each_chunk_mut(&mut v, chunk, |i, c| {
+                assert!(c.len() == chunk || (i + 1) * chunk >= len);
+                c.fill(i);
+            });
+            let expected: Vec<usize> = (0..len).map(|j| j / chunk).collect();
+            assert!(v == expected, "len {len}, chunk {chunk}");
         }
     }
 
