@@ -224,13 +224,23 @@ pub const SORT_LEAF: usize = 1 << 13;
 /// parallel. The simple textbook version, used to compare fork mechanisms;
 /// the library's `ThreadPool::sort_unstable` also partitions in parallel.
 pub fn quicksort<F: Fork>(fork: &F, v: &mut [u64]) {
+    quicksort_traced(fork, v, &|_| {});
+}
+
+/// [`quicksort`], calling `on_leaf(len)` on the thread that sorts each
+/// leaf, to see how the work was spread.
+pub fn quicksort_traced<F: Fork>(fork: &F, v: &mut [u64], on_leaf: &(impl Fn(usize) + Sync)) {
     if v.len() <= SORT_LEAF {
+        on_leaf(v.len());
         v.sort_unstable();
         return;
     }
     let mid = partition(v);
     let (left, right) = v.split_at_mut(mid);
-    fork.fork(|f| quicksort(f, left), |f| quicksort(f, &mut right[1..]));
+    fork.fork(
+        |f| quicksort_traced(f, left, on_leaf),
+        |f| quicksort_traced(f, &mut right[1..], on_leaf),
+    );
 }
 
 /// Partitions around a median-of-three pivot; returns the pivot's index.

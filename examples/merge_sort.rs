@@ -1,0 +1,43 @@
+//! Sorts random `u64`s with the pool's stable parallel merge sort
+//! (`ThreadPool::sort`) and checks the result against `slice::sort`.
+//!
+//! ```sh
+//! cargo run --release --example merge_sort -- --threads 2 --size 10000000
+//! ```
+
+#[path = "common/cli.rs"]
+mod cli;
+
+use stealpool::ThreadPool;
+
+fn random(n: usize, mut x: u64) -> Vec<u64> {
+    (0..n)
+        .map(|_| {
+            // xorshift64*
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        })
+        .collect()
+}
+
+fn main() {
+    let threads = cli::threads();
+    let size: usize = cli::option("size", 10_000_000);
+    let pool = ThreadPool::new(threads);
+    let input = random(size, 0x5EED);
+
+    let mut expected = input.clone();
+    let ((), sequential) = cli::timed(|| expected.sort());
+    let mut v = input;
+    let ((), parallel) = cli::timed(|| pool.sort(&mut v));
+    assert!(v == expected, "the parallel sort differs from slice::sort");
+
+    cli::report(
+        &format!("merge sort of {size} random u64 (stable): same result as slice::sort"),
+        sequential,
+        parallel,
+        threads,
+    );
+}
