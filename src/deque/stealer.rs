@@ -6,7 +6,6 @@ use super::ordering::{
 use super::{Element, Inner, Steal, Worker, MAX_BATCH};
 use crate::sync::Arc;
 use std::fmt;
-use std::ptr;
 
 /// A thief's end of a work-stealing deque: takes the oldest elements.
 ///
@@ -131,44 +130,25 @@ impl<T: Element> Stealer<T> {
         if dest.is_same_deque(&self.inner) {
             return dest.pop().map_or(Steal::Empty, Steal::Success);
         }
-        let inner = &*self.inner;
-        #[cfg(stealpool_bug = "stale_buffer")]
-        let buffer = inner.buffer.load(LOAD_BUFFER);
-        // D5, D6, D7: as in `steal`.
-        let top = inner.top.load(STEAL_LOAD_TOP);
-        fence(STEAL_FENCE);
-        let bottom = inner.bottom.load(STEAL_LOAD_BOTTOM);
-        let len = bottom - top;
-        if len <= 0 {
-            return Steal::Empty;
+        // Each element is claimed by its own full `steal` (D5-D9), never by
+        // one CAS over several: the owner pops without a CAS while `top` is
+        // below the index it takes, so it may pop into a range that a single
+        // wide CAS is about to claim, and both would get the same elements
+        // (proof B1). One CAS per element costs what the owner's pops cost.
+        let first = match self.steal() {
+            Steal::Success(value) => value,
+            other => return other,
+        };
+        // Half of what is left, rounded up: the first element already taken
+        // counts towards the half.
+        let more = self.len().div_ceil(2).saturating_sub(1).min(MAX_BATCH - 1);
+        for _ in 0..more {
+            match self.steal() {
+                Steal::Success(value) => dest.push(value),
+                Steal::Empty | Steal::Retry => break,
+            }
         }
-        // Half, rounded up: never the last element when two or more are
-        // left, so a batch conflicts with a CAS-free pop only through
-        // `top` (proof D9).
-        let count = (len as usize).div_ceil(2).min(MAX_BATCH);
-        // D8: as in `steal`.
-        #[cfg(not(stealpool_bug = "stale_buffer"))]
-        let buffer = inner.buffer.load(LOAD_BUFFER);
-        let mut words = [ptr::null_mut(); MAX_BATCH];
-        for (offset, word) in words[..count].iter_mut().enumerate() {
-            // D11: relaxed reads, claimed by the CAS below or discarded.
-            // SAFETY: buffers are freed only with `inner`, which we hold.
-            *word = unsafe { (*buffer).read(top + offset as i64) };
-        }
-        // D9: claim indices `top..top + count` at once.
-        if inner
-            .top
-            .compare_exchange(top, top + count as i64, STEAL_CAS, CAS_FAILURE)
-            .is_err()
-        {
-            return Steal::Retry;
-        }
-        for &word in &words[1..count] {
-            // SAFETY: the CAS made these indices ours; each word once.
-            dest.push(unsafe { T::from_word(word) });
-        }
-        // SAFETY: as above.
-        Steal::Success(unsafe { T::from_word(words[0]) })
+        Steal::Success(first)
     }
 }
 
