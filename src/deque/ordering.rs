@@ -21,6 +21,11 @@ orderings! {
     /// D2: the owner's store of `bottom` in `push`. Release: publishes the
     /// element written into the slot to the thief that acquires `bottom` (D7).
     PUSH_STORE_BOTTOM: Ordering = Release, weakened "push_store_bottom" => Relaxed;
+    /// D14: the owner's stores of `bottom` in `pop` (taking an index, and
+    /// putting it back). Release: since C++20 a release sequence is made of
+    /// RMWs only, so a thief that reads a `bottom` written by a plain store
+    /// of `pop` synchronizes with nothing unless that store releases too.
+    POP_STORE_BOTTOM: Ordering = Release, weakened "pop_store_bottom" => Relaxed;
     /// D3: the fence in `pop` between taking the slot (storing `bottom`) and
     /// reading `top`. SeqCst: forbids store buffering against the thief's D6.
     POP_FENCE: Option<Ordering> = Some(SeqCst), weakened "pop_fence" => None;
@@ -53,8 +58,8 @@ orderings! {
 /// carried by D2/D7 and D10/D8, not by the slot itself.
 pub(crate) const SLOT: Ordering = Relaxed;
 
-/// D12: the owner reading its own `bottom`, storing `bottom` in `pop`, the
-/// relaxed `top` reads in `pop` and `len` snapshots. Relaxed: `bottom` is
+/// D12: the owner reading its own `bottom`, the relaxed `top` reads in `pop`
+/// and `len` snapshots. Relaxed: `bottom` is
 /// written only by the owner, so it always reads its latest value; the pop
 /// fast path only ever errs towards "not empty", which the slow path rechecks.
 pub(crate) const OWNER_LOCAL: Ordering = Relaxed;

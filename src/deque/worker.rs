@@ -2,7 +2,8 @@
 
 use super::buffer::Buffer;
 use super::ordering::{
-    fence, CAS_FAILURE, OWNER_LOCAL, POP_CAS, POP_FENCE, PUBLISH_BUFFER, PUSH_LOAD_TOP, PUSH_STORE_BOTTOM,
+    fence, CAS_FAILURE, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_STORE_BOTTOM, PUBLISH_BUFFER, PUSH_LOAD_TOP,
+    PUSH_STORE_BOTTOM,
 };
 use super::{Element, Inner, Stealer, DEFAULT_CAPACITY};
 use crate::sync::Arc;
@@ -136,16 +137,19 @@ impl<T: Element> Worker<T> {
         }
         // Take index `bottom - 1` before looking at `top`.
         let bottom = bottom - 1;
-        // D12: relaxed store; D3's fence orders it before the load of `top`.
-        inner.bottom.store(bottom, OWNER_LOCAL);
+        // D14: release, like every store of `bottom`: a thief that reads
+        // this value must still see the slots of the pushes before it (since
+        // C++20 a plain store ends the release sequence of D2). D3's fence
+        // orders it before the load of `top`.
+        inner.bottom.store(bottom, POP_STORE_BOTTOM);
         // D3: SeqCst fence. Store buffering against the thief's D6: either
         // the thief sees our smaller `bottom`, or we see its larger `top`.
         fence(POP_FENCE);
         // D12: relaxed; D3 is what makes it current enough.
         let top = inner.top.load(OWNER_LOCAL);
         if top > bottom {
-            // Thieves emptied the deque: put `bottom` back.
-            inner.bottom.store(bottom + 1, OWNER_LOCAL);
+            // Thieves emptied the deque: put `bottom` back (D14).
+            inner.bottom.store(bottom + 1, POP_STORE_BOTTOM);
             return None;
         }
         // D11: relaxed; we wrote this slot ourselves.
@@ -157,8 +161,8 @@ impl<T: Element> Worker<T> {
                 .top
                 .compare_exchange(top, top + 1, POP_CAS, CAS_FAILURE)
                 .is_ok();
-            // D12: the deque is empty either way (top == bottom + 1).
-            inner.bottom.store(bottom + 1, OWNER_LOCAL);
+            // D14: the deque is empty either way (top == bottom + 1).
+            inner.bottom.store(bottom + 1, POP_STORE_BOTTOM);
             if !won {
                 // A thief's CAS claimed it: the word is the thief's now.
                 return None;
