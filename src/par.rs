@@ -215,11 +215,15 @@ const SEQUENTIAL_SORT: usize = 1 << 12;
 /// sequential std sorts, which are faster per element than any level of
 /// partitioning or merging above them.
 const PIECES_PER_WORKER: usize = 8;
-/// Below this many elements a partition runs on one thread. Above, each half
-/// is partitioned in parallel and the misplaced middle blocks are swapped:
-/// about 1.5 times the work of a sequential partition, but spread over the
-/// workers, which matters most for the first partition (all of the input,
-/// while every other worker would otherwise wait).
+/// A parallel partition cuts its slice down to pieces of this many elements,
+/// partitioned on one thread each.
+///
+/// Each half of a slice is partitioned in parallel and the misplaced middle
+/// blocks are swapped: about 1.5 times the work of a sequential partition,
+/// but spread over the workers. That pays only while workers would
+/// otherwise wait, so the quicksort partitions in parallel only slices
+/// longer than `1/workers` of its input: the first partition, with two
+/// workers.
 const PARALLEL_PARTITION: usize = 1 << 16;
 /// Swaps of blocks up to this length run on one thread.
 const PARALLEL_SWAP: usize = 1 << 15;
@@ -270,6 +274,7 @@ impl ThreadPool {
             return self.install(|| v.sort_unstable_by(&compare));
         }
         let grain = self.sort_grain(v.len());
+        let parallel_partition_above = v.len() / self.num_workers();
         // Past 2·log2(n) levels the pivots have been bad; the sequential
         // sort below that point is O(n log n) whatever the input.
         let depth_limit = 2 * (usize::BITS - v.len().leading_zeros());
@@ -278,6 +283,7 @@ impl ThreadPool {
                 pool: self,
                 compare: &compare,
                 grain,
+                parallel_partition_above,
             };
             sort.sort(v, None, depth_limit);
         });
@@ -388,6 +394,8 @@ struct QuickSort<'a, C> {
     compare: &'a C,
     /// Slices up to this long are sorted sequentially.
     grain: usize,
+    /// Slices longer than this are partitioned in parallel.
+    parallel_partition_above: usize,
 }
 
 impl<C: Sync> QuickSort<'_, C> {
@@ -402,7 +410,7 @@ impl<C: Sync> QuickSort<'_, C> {
             return;
         }
         let is_less = &|a: &T, b: &T| (self.compare)(a, b) == Ordering::Less;
-        choose_pivot(v, is_less);
+        choose_pivot(v, self.compare);
         let (pivot, rest) = v.split_at_mut(1);
         let pivot = &pivot[0];
         if pred.is_some_and(|pred| !is_less(pred, pivot)) {
@@ -410,10 +418,10 @@ impl<C: Sync> QuickSort<'_, C> {
             // duplicates. Put every element equal to it first; they are
             // sorted already, and only the greater rest needs work. Without
             // this, an input of equal elements would recurse once per element.
-            let equal = self.partition(rest, &|x| !is_less(pivot, x));
+            let equal = self.partition_top(rest, &|x| !is_less(pivot, x));
             return self.sort(&mut rest[equal..], Some(pivot), depth_limit - 1);
         }
-        let less = self.partition(rest, &|x| is_less(x, pivot));
+        let less = self.partition_top(rest, &|x| is_less(x, pivot));
         // Move the pivot between the two parts: `v[..less]` < pivot.
         v.swap(0, less);
         let (left, right) = v.split_at_mut(less);
@@ -423,6 +431,16 @@ impl<C: Sync> QuickSort<'_, C> {
             || self.sort(left, pred, depth_limit - 1),
             || self.sort(right, Some(pivot), depth_limit - 1),
         );
+    }
+
+    /// Partitions a slice the quicksort is about to split: in parallel if it
+    /// is long enough (see [`PARALLEL_PARTITION`]).
+    fn partition_top<T: Send + Sync>(&self, v: &mut [T], goes_left: &(impl Fn(&T) -> bool + Sync)) -> usize {
+        if v.len() > self.parallel_partition_above {
+            self.partition(v, goes_left)
+        } else {
+            partition_sequential(v, goes_left)
+        }
     }
 
     /// Moves the elements satisfying `goes_left` to the front of `v` and
@@ -466,37 +484,26 @@ impl<C: Sync> QuickSort<'_, C> {
     }
 }
 
-/// Swaps a median of samples of `v` into `v[0]`: the median of three for
-/// short slices, the median of three medians of three (Tukey's ninther) for
-/// long ones, which keeps partitions of sorted, reversed and sawtooth inputs
-/// near the middle.
-fn choose_pivot<T>(v: &mut [T], is_less: &impl Fn(&T, &T) -> bool) {
+/// Swaps the median of a sample of `v` into `v[0]`.
+///
+/// The sample is about `sqrt(len)` elements (at most 255) spread evenly over
+/// `v`: its median lands within a few percent of the true median, so the two
+/// sides of a partition are nearly equal. That matters more here than in a
+/// sequential quicksort: the sorts cut the input into only a few pieces per
+/// worker, and the largest piece decides when the last worker finishes.
+/// Evenly spread samples also keep sorted, reversed and sawtooth inputs
+/// balanced.
+fn choose_pivot<T>(v: &mut [T], compare: &impl Fn(&T, &T) -> Ordering) {
     let len = v.len();
-    let median3 = |v: &[T], a: usize, b: usize, c: usize| {
-        let (ab, bc, ac) = (
-            is_less(&v[a], &v[b]),
-            is_less(&v[b], &v[c]),
-            is_less(&v[a], &v[c]),
-        );
-        if ab == bc {
-            b
-        } else if ab == ac {
-            c
-        } else {
-            a
-        }
-    };
-    let (q1, q2, q3) = (len / 4, len / 2, len / 4 * 3);
-    let median = if len >= 1024 {
-        let step = len / 8;
-        let a = median3(v, q1 - step, q1, q1 + step);
-        let b = median3(v, q2 - step, q2, q2 + step);
-        let c = median3(v, q3 - step, q3, q3 + step);
-        median3(v, a, b, c)
-    } else {
-        median3(v, q1, q2, q3)
-    };
-    v.swap(0, median);
+    // Odd, and `samples² <= len` so the sample positions `i * step` (i ≥ 1)
+    // lie beyond the first `samples` slots they are gathered into.
+    let samples = (len.isqrt().min(255) - 1) | 1;
+    let step = len / samples;
+    for i in 1..samples {
+        v.swap(i, i * step);
+    }
+    v[..samples].sort_unstable_by(compare);
+    v.swap(0, samples / 2);
 }
 
 /// Lomuto partition without a data-dependent branch: every element is
