@@ -181,6 +181,18 @@ fn machine() {
         workers()
     );
     println!("load average at start: {}", load_average());
+    let load: f64 = load_average()
+        .split(' ')
+        .next()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(0.0);
+    if load > workers() as f64 * 0.5 {
+        println!(
+            "note: other processes keep this machine busy (load {load} on {} cores): wall-clock speedups \
+             understate what the pools can do; compare peers by their ratios, and see the CPU ms column",
+            workers()
+        );
+    }
 }
 
 fn load_average() -> String {
@@ -533,77 +545,140 @@ fn scenario_external(rounds: usize, targets: &mut Targets) {
     ));
 }
 
-/// The fastest of `repeats` timings of `f`, in nanoseconds per `ops`.
-fn ns_per_op(repeats: usize, ops: u64, mut f: impl FnMut()) -> f64 {
-    (0..repeats)
-        .map(|_| {
-            let t0 = Instant::now();
-            f();
-            t0.elapsed().as_secs_f64() * 1e9 / ops as f64
-        })
-        .fold(f64::INFINITY, f64::min)
+/// CPU time of the calling thread so far.
+fn thread_cpu_time() -> Duration {
+    // SAFETY: `clock_gettime` only writes the struct we pass.
+    let ts = unsafe {
+        let mut ts = std::mem::zeroed::<libc::timespec>();
+        libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts);
+        ts
+    };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Nanoseconds per op of one run of `f` (`ops` ops): wall clock, and the
+/// CPU time `cpu` measures (the caller's thread, or the process).
+fn ns_per_op(ops: u64, cpu: fn() -> Duration, f: impl FnOnce()) -> (f64, f64) {
+    let (cpu0, t0) = (cpu(), Instant::now());
+    f();
+    let per = |d: Duration| d.as_secs_f64() * 1e9 / ops as f64;
+    (per(t0.elapsed()), per(cpu().saturating_sub(cpu0)))
+}
+
+/// Component-wise minimum of (wall, CPU) pairs.
+fn min2(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    (a.0.min(b.0), a.1.min(b.1))
 }
 
 fn primitives(targets: &mut Targets) {
-    println!("\n[5] primitives (fastest of 15 runs, so the least disturbed by other load)");
+    const RUNS: usize = 15;
+    println!(
+        "\n[5] primitives: the fastest of {RUNS} runs, peers alternating; CPU time as well as wall time, \
+         because a single thread's CPU time is what other load disturbs least"
+    );
     const PAIRS: u64 = 2_000_000;
     let ours = stealpool::deque::Worker::<usize>::new();
     let theirs = crossbeam_deque::Worker::<usize>::new_lifo();
-    let (mut a, mut b) = (f64::INFINITY, f64::INFINITY);
-    // Alternate, so that both see the same disturbances.
-    for _ in 0..15 {
-        a = a.min(ns_per_op(1, PAIRS, || {
-            for i in 0..PAIRS as usize {
-                ours.push(black_box(i));
-                black_box(ours.pop());
-            }
-        }));
-        b = b.min(ns_per_op(1, PAIRS, || {
-            for i in 0..PAIRS as usize {
-                theirs.push(black_box(i));
-                black_box(theirs.pop());
-            }
-        }));
+    let inf = (f64::INFINITY, f64::INFINITY);
+    let (mut a, mut b) = (inf, inf);
+    for _ in 0..RUNS {
+        a = min2(
+            a,
+            ns_per_op(PAIRS, thread_cpu_time, || {
+                for i in 0..PAIRS as usize {
+                    ours.push(black_box(i));
+                    black_box(ours.pop());
+                }
+            }),
+        );
+        b = min2(
+            b,
+            ns_per_op(PAIRS, thread_cpu_time, || {
+                for i in 0..PAIRS as usize {
+                    theirs.push(black_box(i));
+                    black_box(theirs.pop());
+                }
+            }),
+        );
     }
     println!(
-        "  deque push+pop pair:  stealpool {a:.2} ns, crossbeam-deque {b:.2} ns ({:.2}x); floor 7.5 ns ({:.2}x of it)",
-        a / b,
-        a / 7.5
+        "  deque push+pop pair (ns, CPU / wall): stealpool {:.2} / {:.2}, crossbeam-deque {:.2} / {:.2}; \
+         ratio {:.2}x (CPU); {:.2}x the 7.5 ns floor",
+        a.1,
+        a.0,
+        b.1,
+        b.0,
+        a.1 / b.1,
+        a.1 / 7.5
     );
     targets.push((
         "deque push+pop pair <= crossbeam-deque's (aim 0.5x)".into(),
-        format!("{:.2}x crossbeam's ({a:.1} ns vs {b:.1} ns)", a / b),
-        a <= b,
+        format!(
+            "{:.2}x crossbeam's ({:.1} ns vs {:.1} ns CPU)",
+            a.1 / b.1,
+            a.1,
+            b.1
+        ),
+        a.1 <= b.1,
     ));
 
     const N: u64 = 25;
     let joins = (workloads::fib_calls(N) - 1) / 2;
     let expected = workloads::fib_seq(N);
-    let sequential = ns_per_op(15, joins, || {
-        assert_eq!(workloads::fib_seq(black_box(N)), expected)
-    });
-    println!("  fib({N}) with a join at every call ({joins} joins); sequential recursion: {sequential:.2} ns per call pair");
+    let mut sequential = inf;
+    for _ in 0..RUNS {
+        sequential = min2(
+            sequential,
+            ns_per_op(joins, thread_cpu_time, || {
+                assert_eq!(workloads::fib_seq(black_box(N)), expected)
+            }),
+        );
+    }
+    println!(
+        "  fib({N}) with a join at every call ({joins} joins); without joins: {:.2} ns CPU per join's worth of calls",
+        sequential.1
+    );
     for threads in [1, 2] {
         let pool = ThreadPool::new(threads);
         let rayon = rayon_pool(threads);
-        let (mut ours, mut theirs) = (f64::INFINITY, f64::INFINITY);
-        for _ in 0..15 {
-            ours = ours.min(ns_per_op(1, joins, || {
-                assert_eq!(pool.install(|| workloads::fib(&pool, N)), expected)
-            }));
-            theirs = theirs.min(ns_per_op(1, joins, || {
-                assert_eq!(rayon.install(|| workloads::fib(&Rayon, N)), expected)
-            }));
+        let (mut ours, mut theirs) = (inf, inf);
+        // The joins run on the pools' threads: count the whole process's
+        // CPU (the caller sleeps in `install`).
+        for _ in 0..RUNS {
+            ours = min2(
+                ours,
+                ns_per_op(joins, cpu_time, || {
+                    assert_eq!(pool.install(|| workloads::fib(&pool, N)), expected)
+                }),
+            );
+            theirs = min2(
+                theirs,
+                ns_per_op(joins, cpu_time, || {
+                    assert_eq!(rayon.install(|| workloads::fib(&Rayon, N)), expected)
+                }),
+            );
         }
+        // One thread: CPU time is the cost of a join. Two: wall time, since
+        // CPU time counts the second worker's searching too.
+        let (o, t, what) = if threads == 1 {
+            (ours.1, theirs.1, "CPU")
+        } else {
+            (ours.0, theirs.0, "wall")
+        };
         println!(
-            "  join, {threads} thread(s):   stealpool {ours:.2} ns, rayon {theirs:.2} ns per join ({:.2}x); floor 7.5 ns ({:.2}x of it)",
-            ours / theirs,
-            ours / 7.5
+            "  join, {threads} thread(s) (ns per join, CPU / wall): stealpool {:.2} / {:.2}, rayon {:.2} / {:.2}; \
+             ratio {:.2}x ({what}); {:.2}x the 7.5 ns floor",
+            ours.1,
+            ours.0,
+            theirs.1,
+            theirs.0,
+            o / t,
+            o / 7.5
         );
         targets.push((
             format!("fib join overhead, {threads} thread(s): <= rayon's (aim 0.7x)"),
-            format!("{:.2}x rayon's ({ours:.1} ns vs {theirs:.1} ns)", ours / theirs),
-            ours <= theirs,
+            format!("{:.2}x rayon's ({o:.1} ns vs {t:.1} ns, {what})", o / t),
+            o <= t,
         ));
     }
 }
