@@ -8,7 +8,8 @@
 //! * `push_steal`: 64 pushes then 64 steals from the same thread: the cost of
 //!   a steal with no contention (a fence and a CAS each).
 //! * `contended_steal/N`: one owner pushing in bursts and popping some back
-//!   while N thieves steal, per element moved.
+//!   while N thieves steal, per element moved; `contended_steal_batch/N`:
+//!   the same with `steal_batch_and_pop`, as the pool's workers steal.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -27,6 +28,8 @@ trait Deque: Send + 'static {
     fn stealer(&self) -> Self::Stealer;
     /// `Some(value)`, `None` when empty; retries internally after a lost race.
     fn steal(stealer: &Self::Stealer) -> Option<usize>;
+    /// Moves a batch into `dest` and returns one more, as `steal`.
+    fn steal_batch(stealer: &Self::Stealer, dest: &Self) -> Option<usize>;
 }
 
 impl Deque for stealpool::deque::Worker<usize> {
@@ -50,6 +53,17 @@ impl Deque for stealpool::deque::Worker<usize> {
         use stealpool::deque::Steal;
         loop {
             match stealer.steal() {
+                Steal::Success(value) => return Some(value),
+                Steal::Empty => return None,
+                Steal::Retry => {}
+            }
+        }
+    }
+    #[inline]
+    fn steal_batch(stealer: &Self::Stealer, dest: &Self) -> Option<usize> {
+        use stealpool::deque::Steal;
+        loop {
+            match stealer.steal_batch_and_pop(dest) {
                 Steal::Success(value) => return Some(value),
                 Steal::Empty => return None,
                 Steal::Retry => {}
@@ -80,6 +94,17 @@ impl Deque for crossbeam_deque::Worker<usize> {
         use crossbeam_deque::Steal;
         loop {
             match stealer.steal() {
+                Steal::Success(value) => return Some(value),
+                Steal::Empty => return None,
+                Steal::Retry => {}
+            }
+        }
+    }
+    #[inline]
+    fn steal_batch(stealer: &Self::Stealer, dest: &Self) -> Option<usize> {
+        use crossbeam_deque::Steal;
+        loop {
+            match stealer.steal_batch_and_pop(dest) {
                 Steal::Success(value) => return Some(value),
                 Steal::Empty => return None,
                 Steal::Retry => {}
@@ -139,7 +164,7 @@ fn push_steal<D: Deque>(c: &mut criterion::BenchmarkGroup<'_, criterion::measure
 /// Moves `count` elements through a deque: the owner pushes bursts of 64
 /// and pops half of each back (its own work), `thieves` threads steal the
 /// rest. Returns the time from the start signal until every element is out.
-fn contended<D: Deque>(count: u64, thieves: usize) -> Duration {
+fn contended<D: Deque>(count: u64, thieves: usize, batch: bool) -> Duration {
     let deque = D::new();
     let stealer = deque.stealer();
     let start = Arc::new(Barrier::new(thieves + 1));
@@ -151,11 +176,21 @@ fn contended<D: Deque>(count: u64, thieves: usize) -> Duration {
             thread::spawn(move || {
                 start.wait();
                 let mut mine = 0;
+                let local = D::new();
                 loop {
-                    match D::steal(&stealer) {
+                    let stolen = if batch {
+                        D::steal_batch(&stealer, &local)
+                    } else {
+                        D::steal(&stealer)
+                    };
+                    match stolen {
                         Some(value) => {
                             black_box(value);
                             mine += 1;
+                            while let Some(value) = local.pop() {
+                                black_box(value);
+                                mine += 1;
+                            }
                         }
                         None if done.load(Ordering::Acquire) => break,
                         None => std::hint::spin_loop(),
@@ -218,17 +253,22 @@ fn single_thread(c: &mut Criterion) {
 }
 
 fn contended_steal(c: &mut Criterion) {
-    let mut group = c.benchmark_group("deque/contended_steal");
-    group.throughput(Throughput::Elements(1));
-    for thieves in [1, 2] {
-        group.bench_with_input(BenchmarkId::new("stealpool", thieves), &thieves, |b, &n| {
-            b.iter_custom(|iters| contended::<Ours>(iters, n))
-        });
-        group.bench_with_input(BenchmarkId::new("crossbeam", thieves), &thieves, |b, &n| {
-            b.iter_custom(|iters| contended::<Crossbeam>(iters, n))
-        });
+    for (name, batch) in [
+        ("deque/contended_steal", false),
+        ("deque/contended_steal_batch", true),
+    ] {
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Elements(1));
+        for thieves in [1, 2] {
+            group.bench_with_input(BenchmarkId::new("stealpool", thieves), &thieves, |b, &n| {
+                b.iter_custom(|iters| contended::<Ours>(iters, n, batch))
+            });
+            group.bench_with_input(BenchmarkId::new("crossbeam", thieves), &thieves, |b, &n| {
+                b.iter_custom(|iters| contended::<Crossbeam>(iters, n, batch))
+            });
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 fn config() -> Criterion {
