@@ -22,7 +22,7 @@ compile_error!("features `loom` and `shuttle` are mutually exclusive: enable at 
 mod imp {
     pub(crate) use loom::cell::UnsafeCell;
     pub(crate) use loom::hint::spin_loop;
-    pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicPtr, AtomicUsize};
+    pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicPtr, AtomicU64, AtomicUsize};
     pub(crate) use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
     pub(crate) use loom::thread_local;
 
@@ -43,7 +43,7 @@ mod imp {
 mod imp {
     pub(crate) use super::plain_cell::UnsafeCell;
     pub(crate) use shuttle::hint::spin_loop;
-    pub(crate) use shuttle::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicPtr, AtomicUsize};
+    pub(crate) use shuttle::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicPtr, AtomicU64, AtomicUsize};
     pub(crate) use shuttle::sync::{Arc, Condvar, Mutex, MutexGuard};
     pub(crate) use shuttle::thread_local;
 
@@ -60,7 +60,7 @@ mod imp {
 mod imp {
     pub(crate) use super::plain_cell::UnsafeCell;
     pub(crate) use std::hint::spin_loop;
-    pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicPtr, AtomicUsize};
+    pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicPtr, AtomicU64, AtomicUsize};
     pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
     pub(crate) use std::thread_local;
 

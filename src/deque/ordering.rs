@@ -8,8 +8,7 @@
 //! Fences are `Option<Ordering>`: their weakened form is no fence at all.
 
 use crate::sync::Ordering;
-#[allow(unused_imports)] // `AcqRel` appears only in weakened builds
-use crate::sync::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
+use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};
 
 pub(crate) use crate::weaken::fence;
 use crate::weaken::orderings;
@@ -29,12 +28,6 @@ orderings! {
     /// D3: the fence in `pop` between taking the slot (storing `bottom`) and
     /// reading `top`. SeqCst: forbids store buffering against the thief's D6.
     POP_FENCE: Option<Ordering> = Some(SeqCst), weakened "pop_fence" => None;
-    /// D4: the owner's CAS on `top` when popping the last element. SeqCst:
-    /// totally ordered with the thieves' D9 so exactly one of them wins.
-    POP_CAS: Ordering = SeqCst, weakened "pop_cas" => AcqRel;
-    /// D5: the thief's load of `top`. Acquire: synchronizes with the CAS that
-    /// moved `top` here, so buffer growth seen by that CAS is seen by us.
-    STEAL_LOAD_TOP: Ordering = Acquire, weakened "steal_load_top" => Relaxed;
     /// D6: the fence in `steal` between loading `top` and loading `bottom`.
     /// SeqCst: the other half of D3's store-buffering pair.
     STEAL_FENCE: Option<Ordering> = Some(SeqCst), weakened "steal_fence" => None;
@@ -44,13 +37,23 @@ orderings! {
     /// D8: the thief's load of the buffer pointer. Acquire: pairs with D11, so
     /// the copied slots of a freshly grown buffer are visible.
     STEAL_LOAD_BUFFER: Ordering = Acquire, weakened "steal_load_buffer" => Relaxed;
-    /// D9: the thief's CAS on `top` that claims the element(s). SeqCst: one
-    /// total order with D4 and the other thieves' D9.
-    STEAL_CAS: Ordering = SeqCst, weakened "steal_cas" => AcqRel;
+    /// D9: the thief's CAS on `top` that claims an element. Release: the
+    /// thief's read of the slot happens before an owner that acquires the
+    /// new `top` (D1) reuses the slot. Atomicity alone decides the winner.
+    STEAL_CAS: Ordering = Release, weakened "steal_cas" => Relaxed;
     /// D10: the owner's store of the grown buffer's pointer. Release: the
     /// copied slots happen before any thief that acquires the pointer (D8).
     GROW_STORE_BUFFER: Ordering = Release, weakened "grow_store_buffer" => Relaxed;
 }
+
+/// D4: the owner's CAS on `top` when popping the last element. Relaxed:
+/// the CAS's atomicity alone decides between the owner and the thieves
+/// (D9), and the owner reads nothing through it; the element is its own.
+pub(crate) const POP_CAS: Ordering = Relaxed;
+
+/// D5: the thief's load of `top`. Relaxed: the SeqCst fence D6 that follows
+/// acts as an acquire fence for it, which is all a load of `top` needs.
+pub(crate) const STEAL_LOAD_TOP: Ordering = Relaxed;
 
 /// D11: every slot access (owner writes, owner and thief reads, the copy when
 /// growing) is a relaxed atomic access: slots race by design (a thief may read

@@ -77,7 +77,7 @@ impl<T: Element> Stealer<T> {
         let inner = &*self.inner;
         #[cfg(stealpool_bug = "stale_buffer")]
         let buffer = inner.buffer.load(LOAD_BUFFER);
-        // D5: acquire `top` from the CAS that last moved it.
+        // D5: relaxed; the fence D6 right after acquires for it.
         let top = inner.top.load(STEAL_LOAD_TOP);
         // D6: SeqCst fence, the thief's half of the store-buffering pair with
         // the owner's D3.
@@ -96,8 +96,9 @@ impl<T: Element> Stealer<T> {
         // after a wrap; then `top` has moved and the CAS below fails.
         // SAFETY: buffers are freed only with `inner`, which we hold.
         let word = unsafe { (*buffer).read(top) };
-        // D9: claim index `top`. SeqCst: one total order with the owner's D4
-        // and other thieves.
+        // D9: claim index `top`. Atomicity decides between us, other
+        // thieves and the owner's D4; release orders our slot read before
+        // the owner reuses the slot (D1).
         if inner
             .top
             .compare_exchange(top, top + 1, STEAL_CAS, CAS_FAILURE)

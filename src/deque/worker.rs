@@ -156,7 +156,8 @@ impl<T: Element> Worker<T> {
         // SAFETY: the current buffer is freed only with `inner`.
         let word = unsafe { (*self.buffer.get()).read(bottom) };
         if top == bottom {
-            // The last element: thieves may be after it too. D4 decides.
+            // The last element: thieves may be after it too. D4's atomicity
+            // decides.
             let won = inner
                 .top
                 .compare_exchange(top, top + 1, POP_CAS, CAS_FAILURE)

@@ -176,3 +176,26 @@ impl<F: FnOnce() + Send> HeapJob<F> {
         (job.func)();
     }
 }
+
+/// Drops a panic payload whose own `Drop` may panic, without unwinding: a
+/// panic escaping a job could leave a `join` or `scope` frame while another
+/// thread still uses it (J1).
+pub(crate) fn drop_payload(payload: Box<dyn Any + Send>) {
+    if let Err(nested) = panic::catch_unwind(AssertUnwindSafe(|| drop(payload))) {
+        std::mem::forget(nested);
+    }
+}
+
+/// Aborts the process if a panic unwinds past it. Jobs catch their panics;
+/// this is the last line of defence for J1 should one escape anyway.
+pub(crate) struct AbortOnUnwind;
+
+impl Drop for AbortOnUnwind {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "stealpool: a panic escaped a job; aborting");
+            std::process::abort();
+        }
+    }
+}

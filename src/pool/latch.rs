@@ -74,9 +74,9 @@ impl CoreLatch {
     ///
     /// `this` may be freed as soon as the swap is done.
     unsafe fn set(this: *const Self) -> bool {
-        // L1: AcqRel swap. Release publishes the job's result to the waiter's
-        // L2; acquire makes the waiter's `SLEEPING` (and the sleep
-        // registration before it) visible to the wake-up that follows.
+        // L1: release swap, publishing the job's result to the waiter's L2.
+        // Seeing `SLEEPING`, the wake-up that follows takes the sleep lock,
+        // which orders everything else (S6).
         // SAFETY: `this` is live until this swap completes.
         unsafe { (*this).state.swap(SET, LATCH_SET) == SLEEPING }
     }

@@ -133,8 +133,10 @@ impl ThreadPool {
     ///
     /// Both closures may borrow from the caller's stack. On a worker, `join`
     /// allocates nothing and runs other jobs while it waits. If either
-    /// closure panics, the panic is re-raised here once both have finished
-    /// (if both panic, `a`'s).
+    /// closure panics, the panic is re-raised here once nothing runs any
+    /// more that borrows from the caller: if `a` panics, `b` is either
+    /// waited for (another worker took it) or dropped unrun; if both panic,
+    /// `a`'s panic is the one re-raised.
     ///
     /// ```
     /// fn fib(pool: &stealpool::ThreadPool, n: u64) -> u64 {
@@ -209,13 +211,19 @@ impl ThreadPool {
     /// Waits until every task spawned with [`spawn`](ThreadPool::spawn),
     /// [`submit`](ThreadPool::submit) or [`Scope::spawn`] has finished.
     ///
-    /// From a thread outside the pool, it blocks without spinning. From
-    /// inside a task (on one of the pool's workers), it runs other tasks
-    /// while it waits, and does not wait for the tasks running on the
-    /// stacks of threads that are themselves inside `wait_all` — the
-    /// calling task first of all, which cannot finish before `wait_all`
-    /// returns. So two tasks calling `wait_all` at once do not deadlock:
-    /// each returns once everything else has finished.
+    /// From a thread outside the pool, it blocks without spinning until no
+    /// task is queued or running.
+    ///
+    /// From inside a task (on one of the pool's workers), it runs other
+    /// tasks while it waits, and returns once every task has finished
+    /// except those on the stacks of threads that are themselves inside
+    /// `wait_all` — the calling task first of all, which cannot finish
+    /// before `wait_all` returns. So two tasks calling `wait_all` at once do
+    /// not deadlock: each returns once everything else has finished. It does
+    /// deadlock when called from a task that another running task waits
+    /// for (a task spawned in a scope, or a half of a `join`): that waiter
+    /// cannot finish before the call returns. Call it from outside the pool,
+    /// or from tasks nothing waits for.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};

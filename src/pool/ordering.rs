@@ -12,17 +12,16 @@ pub(crate) use crate::weaken::fence;
 use crate::weaken::orderings;
 
 orderings! {
-    /// S1: every change of a worker's state is one RMW on the sleep
-    /// counters. SeqCst, with the fences S2/S3 doing the store-buffering work.
-    COUNTERS_RMW: Ordering = SeqCst, weakened "counters_rmw" => AcqRel;
     /// S2: the fence between a searcher's registration and its scan.
     SEARCHER_FENCE: Option<Ordering> = Some(SeqCst), weakened "searcher_fence" => None;
     /// S2: the fence between a sleeper's registration and its final check.
     SLEEPER_FENCE: Option<Ordering> = Some(SeqCst), weakened "sleeper_fence" => None;
     /// S3: the fence between making work available and reading the counters.
     PRODUCER_FENCE: Option<Ordering> = Some(SeqCst), weakened "producer_fence" => None;
-    /// L1: setting a latch. AcqRel: release publishes the job's result.
-    LATCH_SET: Ordering = AcqRel, weakened "latch_set" => Release;
+    /// L1: setting a latch. Release publishes the job's result to L2. The
+    /// setter needs nothing from the waiter: seeing `SLEEPING`, it takes the
+    /// sleep lock, which orders the rest.
+    LATCH_SET: Ordering = Release, weakened "latch_set" => Relaxed;
     /// L2: probing a latch. Acquire pairs with L1.
     LATCH_PROBE: Ordering = Acquire, weakened "latch_probe" => Relaxed;
     /// P1: a task's end. Release: its effects before `wait_all` returns (P4).
@@ -36,9 +35,16 @@ orderings! {
     /// C1: a scope task's end. AcqRel: every task's writes before the scope
     /// returns.
     SCOPE_DONE: Ordering = AcqRel, weakened "scope_done" => Release;
-    /// X1: the shutdown flag's store.
-    TERMINATE_STORE: Ordering = SeqCst, weakened "terminate_store" => Relaxed;
 }
+
+/// S1: every change of a worker's state is one RMW on the sleep counters.
+/// Relaxed: the no-lost-wake-up argument rests on the counters' coherence
+/// order and the fences S2/S3, and the wake-ups on the sleep lock.
+pub(crate) const COUNTERS_RMW: Ordering = Relaxed;
+
+/// X1: the shutdown flag. Relaxed: sleepers read it under the sleep lock,
+/// which `terminate` takes (to wake them all) after storing it.
+pub(crate) const TERMINATE_STORE: Ordering = Relaxed;
 
 /// S4, L3, P1 (increment), P2, C1 (increment), I1, X1 (load), T1: relaxed
 /// accesses, each argued at its step.

@@ -2,7 +2,7 @@
 //! sleep protocol, task accounting for `wait_all`, statistics.
 
 use super::injector::Injector;
-use super::job::{HeapJob, JobRef};
+use super::job::{drop_payload, HeapJob, JobRef};
 use super::ordering::{
     fence, COMPLETER_FENCE, PENDING_DONE, PENDING_LOAD, RELAXED, TERMINATE_STORE, WAITER_FENCE,
 };
@@ -10,10 +10,16 @@ use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
 use super::worker::WorkerThread;
 use crate::deque::Stealer;
-use crate::sync::{AtomicBool, AtomicUsize, Condvar, Mutex};
+use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Condvar, Mutex};
 use crossbeam_utils::CachePadded;
 use std::any::Any;
+use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
+
+/// One task in the high half of `Registry::tasks`.
+const ONE_TASK: u64 = 1 << 32;
+/// The exempt count, the low half of `Registry::tasks`.
+const EXEMPT_MASK: u64 = ONE_TASK - 1;
 
 /// What the pool does with the panic of a `spawn`ed task.
 pub(crate) type PanicHandler = Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
@@ -24,11 +30,11 @@ pub(crate) struct Registry {
     pub(crate) sleep: Sleep,
     /// Set once by shutdown; workers exit when it is set and no work is left.
     terminating: AtomicBool,
-    /// Tasks (`spawn`, `submit`, `Scope::spawn`) queued or running (P1).
-    pending: AtomicUsize,
-    /// Tasks that `wait_all` does not wait for: those on the stacks of the
-    /// worker threads currently inside `wait_all` (P2).
-    exempt: AtomicUsize,
+    /// Two counts in one word, so `wait_all` reads them in one snapshot
+    /// (P1, P2): tasks (`spawn`, `submit`, `Scope::spawn`) queued or running,
+    /// in the high 32 bits; of those, the tasks on the stacks of worker
+    /// threads inside `wait_all`, which that call cannot wait for, in the low.
+    tasks: AtomicU64,
     /// Threads outside the pool blocked in `wait_all` (P3).
     idle_waiters: AtomicUsize,
     idle_lock: Mutex<()>,
@@ -45,8 +51,7 @@ impl Registry {
             injector: Injector::new(),
             sleep: Sleep::new(workers),
             terminating: AtomicBool::new(false),
-            pending: AtomicUsize::new(0),
-            exempt: AtomicUsize::new(0),
+            tasks: AtomicU64::new(0),
             idle_waiters: AtomicUsize::new(0),
             idle_lock: Mutex::new(()),
             idle: Condvar::new(),
@@ -85,8 +90,8 @@ impl Registry {
     /// Queues a task: `body` runs on a worker, catching its own panics.
     pub(crate) fn spawn_task(&self, body: impl FnOnce() + Send) {
         // P1: relaxed increment; the push that follows publishes the job,
-        // and `pending` only needs to be above zero before the job can end.
-        self.pending.fetch_add(1, RELAXED);
+        // and the count only needs to be above zero before the job can end.
+        self.tasks.fetch_add(ONE_TASK, RELAXED);
         self.push(HeapJob::into_job_ref(move || {
             // SAFETY: tasks only run on workers, whose thread-local is set.
             let worker = unsafe { &*WorkerThread::current() };
@@ -97,9 +102,9 @@ impl Registry {
     /// Records a task's end (P1), waking `wait_all` callers if needed.
     pub(crate) fn task_done(&self, worker_index: usize) {
         self.counters[worker_index].record(Event::Executed);
-        // P1: release, so a `wait_all` that acquires `pending` (P4) sees the
+        // P1: release, so a `wait_all` that acquires the count (P4) sees the
         // task's effects.
-        self.pending.fetch_sub(1, PENDING_DONE);
+        self.tasks.fetch_sub(ONE_TASK, PENDING_DONE);
         // P3: SeqCst fence, the completer's half of a store-buffering pair
         // with `wait_all`'s: either it sees us waiting, or we see it done.
         fence(COMPLETER_FENCE);
@@ -115,7 +120,9 @@ impl Registry {
         match &self.panic_handler {
             Some(handler) => {
                 // A panicking handler must not take the worker down either.
-                let _ = panic::catch_unwind(AssertUnwindSafe(|| handler(payload)));
+                if let Err(nested) = panic::catch_unwind(AssertUnwindSafe(|| handler(payload))) {
+                    drop_payload(nested);
+                }
             }
             None => {
                 let message = payload
@@ -123,37 +130,51 @@ impl Registry {
                     .copied()
                     .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
                     .unwrap_or("<non-string panic payload>");
-                eprintln!("stealpool: a spawned task panicked: {message}");
+                // `writeln!`, not `eprintln!`: a closed stderr must not panic.
+                let _ = writeln!(std::io::stderr(), "stealpool: a spawned task panicked: {message}");
+                drop_payload(payload);
             }
         }
     }
 
     pub(crate) fn pending_tasks(&self) -> usize {
         // P1: relaxed snapshot.
-        self.pending.load(RELAXED)
+        (self.tasks.load(RELAXED) >> 32) as usize
     }
 
-    /// P4: whether every task that `wait_all` waits for has finished.
-    fn all_done(&self) -> bool {
+    /// P4: whether every task that `wait_all` waits for has finished: all of
+    /// them from outside the pool, all but the exempt ones from a worker.
+    fn all_done(&self, from_worker: bool) -> bool {
         // Acquire pairs with P1's release: the finished tasks' effects are
-        // visible once this is true.
-        self.pending.load(PENDING_LOAD) <= self.exempt.load(RELAXED)
+        // visible once this is true. One load: both counts at one instant.
+        let tasks = self.tasks.load(PENDING_LOAD);
+        let (pending, exempt) = (tasks >> 32, tasks & EXEMPT_MASK);
+        if from_worker {
+            pending == exempt
+        } else {
+            pending == 0
+        }
     }
 
     /// See [`ThreadPool::wait_all`](crate::ThreadPool::wait_all).
     pub(crate) fn wait_all(&self) {
         match self.current_worker() {
             Some(worker) => {
-                let exempt = worker.tasks_on_stack();
-                // P2: relaxed; read by this thread and, for the others, only
-                // ever makes `all_done` true sooner (see proofs/sleep.md).
-                self.exempt.fetch_add(exempt, RELAXED);
-                while !self.all_done() {
+                // Exempt the tasks on this thread's stack that an outer
+                // `wait_all` on this thread has not exempted already.
+                let outer = worker.exempted();
+                let newly = worker.tasks_on_stack() - outer;
+                worker.set_exempted(outer + newly);
+                // P2: relaxed; this thread reads its own change, and for
+                // other workers it only makes `all_done` true sooner.
+                self.tasks.fetch_add(newly as u64, RELAXED);
+                while !self.all_done(true) {
                     if !worker.run_one_job() {
                         crate::sync::thread::yield_now();
                     }
                 }
-                self.exempt.fetch_sub(exempt, RELAXED);
+                self.tasks.fetch_sub(newly as u64, RELAXED);
+                worker.set_exempted(outer);
             }
             None => {
                 // P3: register, then a SeqCst fence, then check under the
@@ -161,7 +182,7 @@ impl Registry {
                 self.idle_waiters.fetch_add(1, RELAXED);
                 fence(WAITER_FENCE);
                 let mut guard = self.idle_lock.lock().unwrap_or_else(|e| e.into_inner());
-                while !self.all_done() {
+                while !self.all_done(false) {
                     guard = self.idle.wait(guard).unwrap_or_else(|e| e.into_inner());
                 }
                 drop(guard);
@@ -175,7 +196,7 @@ impl Registry {
         self.injector.len() > 0 || self.stealers.iter().any(|s| !s.is_empty())
     }
 
-    /// X1: SeqCst store; sleepers read it under the sleep lock, which
+    /// X1: relaxed store; sleepers read it under the sleep lock, which
     /// `wake_all` takes after this store.
     pub(crate) fn terminate(&self) {
         self.terminating.store(true, TERMINATE_STORE);

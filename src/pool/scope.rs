@@ -1,5 +1,6 @@
 //! Scoped tasks that borrow from the stack of the scope's caller.
 
+use super::job::drop_payload;
 use super::latch::{Latch, WorkerLatch};
 use super::ordering::{RELAXED, SCOPE_DONE};
 use super::registry::Registry;
@@ -88,7 +89,12 @@ impl<'s> Scope<'s> {
             // SAFETY: tasks and scope bodies run on workers.
             unsafe { &*WorkerThread::current() }.record_panic();
             let mut first = self.panic.lock().unwrap_or_else(|e| e.into_inner());
-            first.get_or_insert(payload);
+            match *first {
+                None => *first = Some(payload),
+                // Only the first panic is re-raised; the others are dropped
+                // without unwinding, so the count below always runs.
+                Some(_) => drop_payload(payload),
+            }
         }
         // C1: AcqRel. Release: this task's writes happen before the scope
         // returns; acquire (on the last decrement): the others' too.

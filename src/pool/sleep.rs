@@ -80,9 +80,8 @@ impl Sleep {
             if searching(counters) >= self.max_searching {
                 return false;
             }
-            // S1: the state change is an RMW on `counters`. SeqCst (ordered
-            // before the fence that follows) so the scan after it is covered
-            // by S2's argument.
+            // S1: the state change is one relaxed RMW on `counters`; the
+            // fence that follows orders the scan after it (S2).
             match self.counters.compare_exchange_weak(
                 counters,
                 counters + ONE_SEARCHING,
@@ -104,7 +103,7 @@ impl Sleep {
     /// wake one to take up the search: work found is often more work to
     /// come, and producers only wake sleepers when nobody searches (S5).
     pub(crate) fn stop_searching(&self) {
-        // S1: SeqCst RMW.
+        // S1: relaxed RMW.
         let before = self.counters.fetch_sub(ONE_SEARCHING, COUNTERS_RMW);
         if searching(before) == 1 && sleeping(before) > 0 {
             self.wake_one();
@@ -128,8 +127,8 @@ impl Sleep {
     /// the lock and has checked that the worker is asleep.
     fn wake_locked(&self, asleep: &mut [bool], index: usize) {
         asleep[index] = false;
-        // S1: sleeping -> searching, one SeqCst RMW (the woken worker will
-        // scan the queues after it, S2 via the lock).
+        // S1: sleeping -> searching, one relaxed RMW; the woken worker scans
+        // the queues after taking this lock.
         self.counters
             .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), COUNTERS_RMW);
         self.wakers[index].notify_one();
@@ -178,8 +177,8 @@ impl Sleep {
         terminating: impl Fn() -> bool,
     ) -> Wake {
         let mut asleep = self.lock();
-        // S1: register as sleeping (and no longer searching) in one SeqCst
-        // RMW.
+        // S1: register as sleeping (and no longer searching) in one relaxed
+        // RMW; S2 below orders the final check after it.
         let change = if searching {
             ONE_SLEEPING.wrapping_sub(ONE_SEARCHING)
         } else {
@@ -225,7 +224,7 @@ impl Sleep {
     /// Undoes a registration: sleeping -> searching.
     fn cancel_locked(&self, asleep: &mut [bool], index: usize) {
         asleep[index] = false;
-        // S1: SeqCst RMW.
+        // S1: relaxed RMW.
         self.counters
             .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), COUNTERS_RMW);
     }

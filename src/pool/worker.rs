@@ -1,6 +1,6 @@
 //! A worker thread: its deque, its search for work, and its idle loop.
 
-use super::job::JobRef;
+use super::job::{AbortOnUnwind, JobRef};
 use super::latch::{CoreLatch, WorkerLatch};
 use super::registry::Registry;
 use super::sleep::Wake;
@@ -39,6 +39,8 @@ pub(crate) struct WorkerThread {
     /// How many tasks are running on this thread's stack (nested through
     /// work-while-waiting), for `wait_all` (P2).
     tasks_on_stack: Cell<usize>,
+    /// How many of those the `wait_all` calls on this stack exempted.
+    exempted: Cell<usize>,
 }
 
 impl WorkerThread {
@@ -59,6 +61,14 @@ impl WorkerThread {
         self.tasks_on_stack.get()
     }
 
+    pub(crate) fn exempted(&self) -> usize {
+        self.exempted.get()
+    }
+
+    pub(crate) fn set_exempted(&self, exempted: usize) {
+        self.exempted.set(exempted);
+    }
+
     /// The body of worker thread `index`: runs jobs until the pool shuts down
     /// and no work is left.
     pub(crate) fn run(index: usize, local: Worker<JobRef>, registry: Arc<Registry>) {
@@ -68,6 +78,7 @@ impl WorkerThread {
             registry,
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
             tasks_on_stack: Cell::new(0),
+            exempted: Cell::new(0),
         };
         CURRENT.with(|current| current.set(&worker));
         loop {
@@ -105,9 +116,11 @@ impl WorkerThread {
 
     /// Runs a job.
     pub(crate) fn execute(&self, job: JobRef) {
+        let guard = AbortOnUnwind;
         // SAFETY: every `JobRef` in the pool's queues is executed once, by
         // whoever took it out; stack jobs' owners wait for their latches.
-        unsafe { job.execute() }
+        unsafe { job.execute() };
+        std::mem::forget(guard);
     }
 
     /// Local deque, then the injector, then the other workers' deques.
