@@ -1,13 +1,14 @@
 //! `submit`'s handle: blocking `join` and `Future`.
 
+use super::job::{JobHeader, JobRef};
 use super::latch::{Latch, LockLatch, WorkerLatch};
 use super::registry::Registry;
 use super::worker::WorkerThread;
-use crate::sync::{Arc, Mutex, MutexGuard};
+use crate::sync::{Arc, Mutex, MutexGuard, UnsafeCell};
 use std::fmt;
 use std::future::Future;
-use std::marker::PhantomData;
 use std::pin::Pin;
+use std::ptr::NonNull;
 use std::task::{Context, Poll, Waker};
 use std::thread;
 
@@ -85,21 +86,91 @@ impl<R> Packet<R> {
 /// assert_eq!(handle.join().unwrap(), 42);
 /// ```
 pub struct JoinHandle<R> {
-    packet: Arc<Packet<R>>,
+    /// The task's `SubmitJob`, one reference of its `Arc`.
+    job: *const (),
+    /// The packet inside it.
+    packet: NonNull<Packet<R>>,
+    /// Drops that reference (it knows the closure's type; the handle not).
+    release: unsafe fn(*const ()),
     registry: Arc<Registry>,
-    /// `JoinHandle<R>` is `Send`/`Sync` only when `R: Send`.
-    _result: PhantomData<R>,
+}
+
+// SAFETY: the handle owns one reference to the job's `Arc`, whose packet is
+// `Send + Sync` when `R: Send`; the closure is `Send` and only the worker
+// that runs it touches it.
+unsafe impl<R: Send> Send for JoinHandle<R> {}
+// SAFETY: `&JoinHandle` only reads the packet under its mutex.
+unsafe impl<R: Send> Sync for JoinHandle<R> {}
+
+/// A submitted task and its packet in one allocation: the deque carries a
+/// reference to it, the handle holds another (the one allocation of
+/// `submit`).
+#[repr(C)]
+struct SubmitJob<F, R> {
+    header: JobHeader,
+    func: UnsafeCell<Option<F>>,
+    packet: Packet<R>,
+}
+
+impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
+    unsafe fn execute(header: NonNull<JobHeader>) {
+        // SAFETY: the queue's reference, made by `submit`, used once.
+        let job = unsafe { Arc::from_raw(header.as_ptr().cast_const().cast::<Self>()) };
+        // SAFETY: the job runs once, so nothing else touches `func`.
+        let func = job.func.with_mut(|func| unsafe { (*func).take() });
+        let func = func.expect("a submitted task ran twice");
+        // SAFETY: tasks run on workers.
+        let worker = unsafe { &*WorkerThread::current() };
+        worker.run_task(|| run_submitted(&job.packet, func));
+    }
+
+    unsafe fn release(job: *const ()) {
+        // SAFETY: the handle's reference, made by `submit`, dropped once.
+        drop(unsafe { Arc::from_raw(job.cast::<Self>()) });
+    }
+}
+
+/// Queues `f` as a task and returns the handle to its result.
+pub(crate) fn submit<F, R>(registry: &Arc<Registry>, f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let job = Arc::new(SubmitJob {
+        header: JobHeader::new(SubmitJob::<F, R>::execute),
+        func: UnsafeCell::new(Some(f)),
+        packet: Packet::new(),
+    });
+    let queued = Arc::into_raw(job.clone());
+    registry.count_task();
+    // SAFETY: the header is the first field of a `#[repr(C)]` job whose
+    // `execute` takes back this `Arc` reference.
+    registry.push(unsafe { JobRef::new(NonNull::new_unchecked(queued.cast_mut().cast())) });
+    let job = Arc::into_raw(job);
+    JoinHandle {
+        job: job.cast(),
+        // SAFETY: `job` is live as long as the handle holds its reference.
+        packet: NonNull::from(unsafe { &(*job).packet }),
+        release: SubmitJob::<F, R>::release,
+        registry: registry.clone(),
+    }
+}
+
+impl<R> JoinHandle<R> {
+    fn packet(&self) -> &Packet<R> {
+        // SAFETY: the handle's reference keeps the job, and so the packet.
+        unsafe { self.packet.as_ref() }
+    }
+}
+
+impl<R> Drop for JoinHandle<R> {
+    fn drop(&mut self) {
+        // SAFETY: the handle's one reference, released once.
+        unsafe { (self.release)(self.job) }
+    }
 }
 
 impl<R: Send> JoinHandle<R> {
-    pub(crate) fn new(packet: Arc<Packet<R>>, registry: Arc<Registry>) -> Self {
-        JoinHandle {
-            packet,
-            registry,
-            _result: PhantomData,
-        }
-    }
-
     /// Waits for the task and returns its value, or `Err` with the panic
     /// payload if it panicked.
     ///
@@ -117,7 +188,7 @@ impl<R: Send> JoinHandle<R> {
     /// assert_eq!(nested.join().unwrap(), 2);
     /// ```
     pub fn join(self) -> thread::Result<R> {
-        if let Some(result) = self.packet.lock().result.take() {
+        if let Some(result) = self.packet().lock().result.take() {
             return result;
         }
         match self.registry.current_worker() {
@@ -134,14 +205,14 @@ impl<R: Send> JoinHandle<R> {
                 }
             }
         }
-        let mut state = self.packet.lock();
+        let mut state = self.packet().lock();
         state.waiter = Waiter::None;
         state.result.take().expect("a joined task left no result")
     }
 
     /// Registers `waiter` unless the result is already there.
     fn register(&self, waiter: Waiter) -> bool {
-        let mut state = self.packet.lock();
+        let mut state = self.packet().lock();
         if state.result.is_some() {
             return false;
         }
@@ -151,7 +222,7 @@ impl<R: Send> JoinHandle<R> {
 
     /// `true` once the task has finished.
     pub fn is_finished(&self) -> bool {
-        self.packet.lock().result.is_some()
+        self.packet().lock().result.is_some()
     }
 }
 
@@ -159,7 +230,7 @@ impl<R: Send> Future for JoinHandle<R> {
     type Output = thread::Result<R>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut state = self.packet.lock();
+        let mut state = self.packet().lock();
         match state.result.take() {
             Some(result) => Poll::Ready(result),
             None => {

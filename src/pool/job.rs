@@ -24,6 +24,12 @@ pub(crate) struct JobHeader {
     execute: unsafe fn(NonNull<JobHeader>),
 }
 
+impl JobHeader {
+    pub(crate) fn new(execute: unsafe fn(NonNull<JobHeader>)) -> Self {
+        JobHeader { execute }
+    }
+}
+
 /// A one-word reference to a job that has not run yet.
 pub(crate) struct JobRef(NonNull<JobHeader>);
 
@@ -41,6 +47,16 @@ impl JobRef {
     pub(crate) unsafe fn execute(self) {
         // SAFETY: the header is live and `execute` matches the job's type.
         unsafe { (self.0.as_ref().execute)(self.0) }
+    }
+
+    /// A reference to the job that starts with `header`.
+    ///
+    /// # Safety
+    ///
+    /// `header` is the first field of a `#[repr(C)]` job whose `execute`
+    /// accepts it, live until that runs.
+    pub(crate) unsafe fn new(header: NonNull<JobHeader>) -> Self {
+        JobRef(header)
     }
 
     /// Whether `self` refers to the job at `header`.

@@ -25,7 +25,6 @@ pub use scope::Scope;
 pub use stats::{Stats, WorkerStats};
 
 use crate::sync::{thread, Arc};
-use handle::Packet;
 use job::StackJob;
 use latch::LockLatch;
 use registry::Registry;
@@ -122,11 +121,7 @@ impl ThreadPool {
         R: Send + 'static,
         F: FnOnce() -> R + Send + 'static,
     {
-        let packet = Arc::new(Packet::new());
-        let task_packet = packet.clone();
-        self.registry
-            .spawn_task(move || handle::run_submitted(&task_packet, f));
-        JoinHandle::new(packet, self.registry.clone())
+        handle::submit(&self.registry, f)
     }
 
     /// Runs `a` and `b`, potentially in parallel, and returns both results.

@@ -89,14 +89,19 @@ impl Registry {
 
     /// Queues a task: `body` runs on a worker, catching its own panics.
     pub(crate) fn spawn_task(&self, body: impl FnOnce() + Send) {
-        // P1: relaxed increment; the push that follows publishes the job,
-        // and the count only needs to be above zero before the job can end.
-        self.tasks.fetch_add(ONE_TASK, RELAXED);
+        self.count_task();
         self.push(HeapJob::into_job_ref(move || {
             // SAFETY: tasks only run on workers, whose thread-local is set.
             let worker = unsafe { &*WorkerThread::current() };
             worker.run_task(body);
         }));
+    }
+
+    /// Counts a task about to be queued; `task_done` ends it.
+    pub(crate) fn count_task(&self) {
+        // P1: relaxed increment; the push that follows publishes the job,
+        // and the count only needs to be above zero before the job can end.
+        self.tasks.fetch_add(ONE_TASK, RELAXED);
     }
 
     /// Records a task's end (P1), waking `wait_all` callers if needed.
