@@ -41,8 +41,8 @@ fn render_row(row: usize, line: &mut [u8], size: usize, limit: u32) {
         let colour = if n == limit {
             [0, 0, 0]
         } else {
-            // A smooth-ish palette from the escape time.
-            let t = (n as f64 / limit as f64).sqrt();
+            // Escape times span orders of magnitude: colour by their log.
+            let t = (n as f64).ln_1p() / (limit as f64).ln_1p();
             [
                 (255.0 * t) as u8,
                 (255.0 * t * t) as u8,
