@@ -1,0 +1,8 @@
+//! `spawn` runs its closure on another thread: an `Rc` cannot go there.
+use std::rc::Rc;
+
+fn main() {
+    let pool = stealpool::ThreadPool::new(1);
+    let shared = Rc::new(5);
+    pool.spawn(move || println!("{shared}"));
+}
