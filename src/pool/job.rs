@@ -131,7 +131,9 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     /// `self` stays where it is until the job has run (its latch is set) or
     /// the reference has been taken back with [`StackJob::run_inline`].
     pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
-        JobRef(NonNull::from(&self.header))
+        // From the whole job, not just its header: `execute` reaches the other
+        // fields through this pointer.
+        JobRef(NonNull::from(self).cast())
     }
 
     unsafe fn execute(header: NonNull<JobHeader>) {
