@@ -140,9 +140,9 @@ impl<T: Element> Stealer<T> {
             Steal::Success(value) => value,
             other => return other,
         };
-        // Half of what is left, rounded up: the first element already taken
-        // counts towards the half.
-        let more = self.len().div_ceil(2).saturating_sub(1).min(MAX_BATCH - 1);
+        // Half of the elements there were, rounded up, counting the one
+        // already taken: of the `len` left, `len / 2` more.
+        let more = (self.len() / 2).min(MAX_BATCH - 1);
         for _ in 0..more {
             match self.steal() {
                 Steal::Success(value) => dest.push(value),
