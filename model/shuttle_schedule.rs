@@ -1,0 +1,1 @@
+//! Schedule-fuzz bodies under proptest, and the committed crash corpus replayed.
