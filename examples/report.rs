@@ -32,7 +32,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 use stealpool::{Stats, ThreadPool};
-use workloads::{mix, quantile, random_u64s, spin_for, wake_latency, Countdown, Rayon, Threads};
+use workloads::{mix, quantile, random_u64s, spin_for, wake_latency_once, Countdown, Rayon, Threads};
 
 /// The pools under test have this many workers (the machine's cores).
 fn workers() -> usize {
@@ -201,13 +201,36 @@ fn load_average() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
-/// The issue's targets, as (target, measured, met?).
-type Targets = Vec<(String, String, bool)>;
+/// The issue's targets, as (target, measured, status).
+type Targets = Vec<(String, String, &'static str)>;
+
+/// The status of a "ours <= theirs" target from the ratio ours / theirs.
+/// Within 3% counts as level: repeated runs of the same build vary by that.
+fn at_most(ratio: f64) -> &'static str {
+    if ratio <= 1.0 {
+        "met"
+    } else if ratio <= 1.03 {
+        "level within noise"
+    } else {
+        "NOT met"
+    }
+}
+
+fn status(met: bool) -> &'static str {
+    if met {
+        "met"
+    } else {
+        "NOT met"
+    }
+}
 
 fn scenario_micro(rounds: usize, targets: &mut Targets) {
     const TASKS: u64 = 100_000;
     let w = workers();
-    println!("\n[1] {TASKS} micro-tasks (~20 ns each) spawned inside a scope");
+    println!(
+        "\n[1] {TASKS} micro-tasks (~20 ns each) spawned inside a scope (best of {} rounds)",
+        rounds * 5
+    );
     let ours = |threads: usize| {
         move || {
             let pool = ThreadPool::new(threads);
@@ -276,7 +299,7 @@ fn scenario_micro(rounds: usize, targets: &mut Targets) {
     targets.push((
         "spawn inside a scope: time per task <= rayon's".into(),
         format!("{ratio:.2}x rayon's"),
-        ratio <= 1.0,
+        at_most(ratio),
     ));
 }
 
@@ -375,7 +398,7 @@ fn scenario_quicksort(rounds: usize, targets: &mut Targets) {
     targets.push((
         format!("quicksort of 10M: speedup >= 1.8x on {w} workers over the sequential sort"),
         format!("{over_sequential:.2}x"),
-        over_sequential >= 1.8,
+        status(over_sequential >= 1.8),
     ));
 }
 
@@ -541,7 +564,7 @@ fn scenario_external(rounds: usize, targets: &mut Targets) {
     targets.push((
         "spawn from outside: throughput >= rayon's (aim 1.5x)".into(),
         format!("{ratio:.2}x rayon's"),
-        ratio >= 1.0,
+        at_most(1.0 / ratio),
     ));
 }
 
@@ -601,15 +624,59 @@ fn primitives(targets: &mut Targets) {
             }),
         );
     }
+    // Each pop here takes the deque's last element: the D3 fence and the
+    // D4 CAS, two barriers.
     println!(
-        "  deque push+pop pair (ns, CPU / wall): stealpool {:.2} / {:.2}, crossbeam-deque {:.2} / {:.2}; \
-         ratio {:.2}x (CPU); {:.2}x the 7.5 ns floor",
+        "  deque push+pop pair, one element (ns, CPU / wall): stealpool {:.2} / {:.2}, crossbeam-deque {:.2} / {:.2}; \
+         ratio {:.2}x (CPU); {:.2}x the 7.5 ns floor (a fence and a CAS: two barriers)",
         a.1,
         a.0,
         b.1,
         b.0,
         a.1 / b.1,
         a.1 / 7.5
+    );
+    // 64 pushes then 64 pops: only the last pop takes the last element,
+    // so the others pay the fence but not the CAS.
+    const BURST: usize = 64;
+    let (mut c, mut d) = (inf, inf);
+    for _ in 0..RUNS {
+        c = min2(
+            c,
+            ns_per_op(PAIRS, thread_cpu_time, || {
+                for _ in 0..PAIRS as usize / BURST {
+                    for i in 0..BURST {
+                        ours.push(black_box(i));
+                    }
+                    for _ in 0..BURST {
+                        black_box(ours.pop());
+                    }
+                }
+            }),
+        );
+        d = min2(
+            d,
+            ns_per_op(PAIRS, thread_cpu_time, || {
+                for _ in 0..PAIRS as usize / BURST {
+                    for i in 0..BURST {
+                        theirs.push(black_box(i));
+                    }
+                    for _ in 0..BURST {
+                        black_box(theirs.pop());
+                    }
+                }
+            }),
+        );
+    }
+    println!(
+        "  deque 64 pushes then 64 pops, per pair (ns, CPU / wall): stealpool {:.2} / {:.2}, \
+         crossbeam-deque {:.2} / {:.2}; ratio {:.2}x (CPU); {:.2}x the 7.5 ns floor",
+        c.1,
+        c.0,
+        d.1,
+        d.0,
+        c.1 / d.1,
+        c.1 / 7.5
     );
     targets.push((
         "deque push+pop pair <= crossbeam-deque's (aim 0.5x)".into(),
@@ -619,7 +686,7 @@ fn primitives(targets: &mut Targets) {
             a.1,
             b.1
         ),
-        a.1 <= b.1,
+        at_most(a.1 / b.1),
     ));
 
     const N: u64 = 25;
@@ -678,7 +745,7 @@ fn primitives(targets: &mut Targets) {
         targets.push((
             format!("fib join overhead, {threads} thread(s): <= rayon's (aim 0.7x)"),
             format!("{:.2}x rayon's ({o:.1} ns vs {t:.1} ns, {what})", o / t),
-            o <= t,
+            at_most(o / t),
         ));
     }
 }
@@ -691,59 +758,104 @@ fn idle_cpu(settle: Duration, window: Duration) -> f64 {
     cpu_time().saturating_sub(cpu0).as_secs_f64() * 100.0 / window.as_secs_f64()
 }
 
+/// Spawns a few tasks and waits, so the pool's threads have run and gone
+/// idle again, as in a real program between bursts.
+fn warm(spawn: &dyn Fn(Box<dyn FnOnce() + Send>)) {
+    let done = Arc::new(Countdown::new(100));
+    for i in 0..100 {
+        let done = done.clone();
+        spawn(Box::new(move || {
+            micro(i);
+            done.count_down();
+        }));
+    }
+    done.wait();
+}
+
 fn idle(targets: &mut Targets) {
     const SAMPLES: usize = 150;
     let gap = Duration::from_millis(5);
     let w = workers();
-    println!("\n[6] idle pool, {w} workers: submit -> first instruction of the task ({SAMPLES} samples, {gap:?} idle before each), CPU while idle");
+    println!(
+        "\n[6] idle pool, {w} workers: submit -> first instruction of the task ({SAMPLES} samples per peer, \
+         peers taking turns, {gap:?} idle before each); CPU of the process while only that pool idles"
+    );
     println!(
         "  {:<28} {:>10} {:>10} {:>10} {:>14}",
         "peer", "p50 us", "p99 us", "max us", "idle CPU %core"
     );
     let us = |d: Duration| d.as_secs_f64() * 1e6;
-    let show = |name: &str, latencies: &[Duration], cpu: f64| {
-        println!(
-            "  {name:<28} {:>10.1} {:>10.1} {:>10.1} {cpu:>14.2}",
-            us(quantile(latencies, 0.5)),
-            us(quantile(latencies, 0.99)),
-            us(*latencies.last().unwrap())
-        );
-    };
+
+    let ours = ThreadPool::new(w);
+    let rayon = rayon_pool(w);
+    let baseline = MutexPool::new(w);
+    type Submit<'a> = Box<dyn Fn(Box<dyn FnOnce() + Send>) + 'a>;
+    let peers: [(&str, Submit<'_>); 4] = [
+        ("stealpool, spawn", Box::new(|task| ours.spawn(task))),
+        ("rayon, spawn", Box::new(|task| rayon.spawn(task))),
+        ("mutex pool, spawn", Box::new(|task| baseline.spawn(task))),
+        (
+            "std::thread::spawn",
+            Box::new(|task| {
+                thread::spawn(task);
+            }),
+        ),
+    ];
+    let mut latencies: Vec<Vec<Duration>> = vec![Vec::with_capacity(SAMPLES); peers.len()];
+    // Taking turns sample by sample: a burst of other load hits every peer.
+    for _ in 0..SAMPLES {
+        for ((_, submit), samples) in peers.iter().zip(&mut latencies) {
+            samples.push(wake_latency_once(gap, submit));
+        }
+    }
+    drop(peers);
+    drop((ours, rayon, baseline));
+
+    // Idle CPU, one pool alive at a time.
     let settle = Duration::from_millis(300);
     let window = Duration::from_secs(1);
+    let ours_cpu = {
+        let pool = ThreadPool::new(w);
+        warm(&|task| pool.spawn(task));
+        idle_cpu(settle, window)
+    };
+    let rayon_cpu = {
+        let pool = rayon_pool(w);
+        warm(&|task| pool.spawn(task));
+        idle_cpu(settle, window)
+    };
+    let baseline_cpu = {
+        let pool = MutexPool::new(w);
+        warm(&|task| pool.spawn(task));
+        idle_cpu(settle, window)
+    };
+    let names = [
+        "stealpool, spawn",
+        "rayon, spawn",
+        "mutex pool, spawn",
+        "std::thread::spawn",
+    ];
+    let cpus = [ours_cpu, rayon_cpu, baseline_cpu, f64::NAN];
+    for ((name, samples), cpu) in names.iter().zip(&mut latencies).zip(cpus) {
+        samples.sort();
+        println!(
+            "  {name:<28} {:>10.1} {:>10.1} {:>10.1} {cpu:>14.2}",
+            us(quantile(samples, 0.5)),
+            us(quantile(samples, 0.99)),
+            us(*samples.last().unwrap())
+        );
+    }
 
-    let pool = ThreadPool::new(w);
-    let ours = wake_latency(SAMPLES, gap, |task| pool.spawn(task));
-    let ours_cpu = idle_cpu(settle, window);
-    show("stealpool, spawn", &ours, ours_cpu);
-    drop(pool);
-
-    let pool = rayon_pool(w);
-    let theirs = wake_latency(SAMPLES, gap, |task| pool.spawn(task));
-    let rayon_cpu = idle_cpu(settle, window);
-    show("rayon, spawn", &theirs, rayon_cpu);
-    drop(pool);
-
-    let pool = MutexPool::new(w);
-    let latencies = wake_latency(SAMPLES, gap, |task| pool.spawn(task));
-    show("mutex pool, spawn", &latencies, idle_cpu(settle, window));
-    drop(pool);
-
-    let latencies = wake_latency(SAMPLES, gap, |task| {
-        thread::spawn(task);
-    });
-    show("std::thread::spawn", &latencies, f64::NAN);
-
-    let (p50, rayon_p50) = (quantile(&ours, 0.5), quantile(&theirs, 0.5));
+    let (p50, rayon_p50) = (quantile(&latencies[0], 0.5), quantile(&latencies[1], 0.5));
     targets.push((
         "wake-up latency p50 <= rayon's".into(),
         format!("{:.1} us vs {:.1} us", us(p50), us(rayon_p50)),
-        p50 <= rayon_p50,
+        at_most(p50.as_secs_f64() / rayon_p50.as_secs_f64()),
     ));
     targets.push((
         "idle pool CPU < 0.5% of a core".into(),
         format!("{ours_cpu:.2}% (rayon {rayon_cpu:.2}%)"),
-        ours_cpu < 0.5,
+        status(ours_cpu < 0.5),
     ));
 }
 
@@ -767,13 +879,13 @@ fn main() {
     idle(&mut targets);
 
     println!("\nissue 5 targets, as measured in this run:");
-    for (target, measured, met) in &targets {
-        println!(
-            "  [{}] {target}: {measured}",
-            if *met { "met" } else { "NOT met" }
-        );
+    for (target, measured, status) in &targets {
+        println!("  [{status}] {target}: {measured}");
     }
-    println!("  [see tests/allocations.rs] allocations: 0 per join, <= 1 per spawn/submit");
+    println!(
+        "  [not measured here] allocations: 0 per join, <= 1 per spawn/submit: \
+         cargo test --release --test allocations -- --nocapture"
+    );
     println!(
         "\nload average at end: {}; report took {:.1} s",
         load_average(),

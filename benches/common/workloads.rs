@@ -331,30 +331,21 @@ pub fn merge(left: &[u64], right: &[u64], out: &mut [u64]) {
     }
 }
 
-/// Submit-to-start latency of an idle executor: `samples` times, wait
-/// `idle` (long enough for every worker to go to sleep), then time from just
-/// before `submit` to the first instruction of the task.
-pub fn wake_latency(
-    samples: usize,
-    idle: Duration,
-    submit: impl Fn(Box<dyn FnOnce() + Send>),
-) -> Vec<Duration> {
-    let mut latencies = Vec::with_capacity(samples);
-    for _ in 0..samples {
-        std::thread::sleep(idle);
-        // The waiting thread blocks rather than spins, so it does not compete
-        // for a core with the worker being woken.
-        let (started, first_instruction) = std::sync::mpsc::sync_channel(1);
-        let t0 = Instant::now();
-        submit(Box::new(move || {
-            let t1 = Instant::now();
-            let _ = started.send(t1);
-        }));
-        let t1 = first_instruction.recv().expect("the task ran");
-        latencies.push(t1 - t0);
-    }
-    latencies.sort();
-    latencies
+/// Submit-to-start latency of an idle executor: waits `idle` (long enough
+/// for every worker to go to sleep), then times from just before `submit`
+/// to the first instruction of the task.
+pub fn wake_latency_once(idle: Duration, submit: &dyn Fn(Box<dyn FnOnce() + Send>)) -> Duration {
+    std::thread::sleep(idle);
+    // The waiting thread blocks rather than spins, so it does not compete
+    // for a core with the worker being woken.
+    let (started, first_instruction) = std::sync::mpsc::sync_channel(1);
+    let t0 = Instant::now();
+    submit(Box::new(move || {
+        let t1 = Instant::now();
+        let _ = started.send(t1);
+    }));
+    let t1 = first_instruction.recv().expect("the task ran");
+    t1 - t0
 }
 
 /// The `q`-quantile (0.0..=1.0) of sorted samples.
