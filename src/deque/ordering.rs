@@ -34,7 +34,7 @@ orderings! {
     /// D7: the thief's load of `bottom`. Acquire: pairs with D2 (message
     /// passing), so the slot's element is visible.
     STEAL_LOAD_BOTTOM: Ordering = Acquire, weakened "steal_load_bottom" => Relaxed;
-    /// D8: the thief's load of the buffer pointer. Acquire: pairs with D11, so
+    /// D8: the thief's load of the buffer pointer. Acquire: pairs with D10, so
     /// the copied slots of a freshly grown buffer are visible.
     STEAL_LOAD_BUFFER: Ordering = Acquire, weakened "steal_load_buffer" => Relaxed;
     /// D9: the thief's CAS on `top` that claims an element. Release: the
@@ -52,7 +52,8 @@ orderings! {
 pub(crate) const POP_CAS: Ordering = Relaxed;
 
 /// D5: the thief's load of `top`. Relaxed: the SeqCst fence D6 that follows
-/// acts as an acquire fence for it, which is all a load of `top` needs.
+/// would act as an acquire fence for it anyway, and nothing read after it
+/// depends on what the CAS that wrote `top` saw.
 pub(crate) const STEAL_LOAD_TOP: Ordering = Relaxed;
 
 /// D11: every slot access (owner writes, owner and thief reads, the copy when

@@ -121,7 +121,13 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
         let func = func.expect("a submitted task ran twice");
         // SAFETY: tasks run on workers.
         let worker = unsafe { &*WorkerThread::current() };
-        worker.run_task(|| run_submitted(&job.packet, func));
+        // The queue's reference is dropped inside the task: if the handle is
+        // gone, that drops the result, whose `Drop` may panic; the task's
+        // panic handling takes it then (J1).
+        worker.run_task(move || {
+            run_submitted(&job.packet, func);
+            drop(job);
+        });
     }
 
     unsafe fn release(job: *const ()) {

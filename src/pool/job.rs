@@ -8,7 +8,9 @@
 //!   latch (`join`'s second half, `install` from outside); the frame outlives
 //!   the job's execution (proof J1 in `proofs/join.md`).
 //! * [`HeapJob`]: a boxed closure that frees itself when run (`spawn`,
-//!   `submit`, `Scope::spawn`).
+//!   `Scope::spawn`).
+//! * `SubmitJob` (in `handle.rs`): a closure and its result slot in one
+//!   `Arc` shared with the `JoinHandle` (`submit`).
 
 use super::latch::Latch;
 use crate::deque::{Element, Word};

@@ -1,6 +1,7 @@
 //! Latches: one-shot signals that a job has finished.
 //!
-//! * [`WorkerLatch`] is waited on by a pool worker, which keeps running other
+//! * [`WorkerLatch`] is waited on by a pool worker (in `join`, `scope`, or
+//!   `JoinHandle::join`), which keeps running other
 //!   jobs and may fall asleep in the pool's sleep protocol; setting it wakes
 //!   that worker if (and only if) it is asleep on it.
 //! * [`LockLatch`] is waited on by a thread outside the pool, which blocks on

@@ -31,6 +31,8 @@ pub(crate) struct Registry {
     /// Set once by shutdown; workers exit when it is set and no work is left.
     terminating: AtomicBool,
     /// Two counts in one word, so `wait_all` reads them in one snapshot
+    /// (at most 2^32 - 1 tasks outstanding: each holds at least one boxed
+    /// closure, so memory runs out long before)
     /// (P1, P2): tasks (`spawn`, `submit`, `Scope::spawn`) queued or running,
     /// in the high 32 bits; of those, the tasks on the stacks of worker
     /// threads inside `wait_all`, which that call cannot wait for, in the low.
@@ -171,7 +173,8 @@ impl Registry {
                 let newly = worker.tasks_on_stack() - outer;
                 worker.set_exempted(outer + newly);
                 // P2: relaxed; this thread reads its own change, and for
-                // other workers it only makes `all_done` true sooner.
+                // other workers the one-word snapshot in `all_done` is what
+                // matters (P4), not when they see this change.
                 self.tasks.fetch_add(newly as u64, RELAXED);
                 while !self.all_done(true) {
                     if !worker.run_one_job() {
