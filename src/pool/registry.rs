@@ -111,7 +111,12 @@ impl Registry {
         self.counters[worker_index].record(Event::Executed);
         // P1: release, so a `wait_all` that acquires the count (P4) sees the
         // task's effects.
-        self.tasks.fetch_sub(ONE_TASK, PENDING_DONE);
+        let before = self.tasks.fetch_sub(ONE_TASK, PENDING_DONE);
+        // Callers outside the pool wait for no task pending: only the task
+        // that ends the last one has anyone to wake.
+        if before >> 32 != 1 {
+            return;
+        }
         // P3: SeqCst fence, the completer's half of a store-buffering pair
         // with `wait_all`'s: either it sees us waiting, or we see it done.
         fence(COMPLETER_FENCE);

@@ -7,7 +7,7 @@ use super::ordering::RELAXED;
 use crate::sync::StatCounter;
 use crossbeam_utils::CachePadded;
 
-/// One worker's counters.
+/// One worker's counters, written only by that worker.
 #[derive(Default)]
 pub(crate) struct WorkerCounters {
     executed: StatCounter,
@@ -37,8 +37,9 @@ impl WorkerCounters {
             Event::SuccessfulSteal => (&self.successful_steals, 1),
             Event::Panicked => (&self.panicked, 1),
         };
-        // T1: relaxed; a statistic orders nothing.
-        counter.fetch_add(amount, RELAXED);
+        // T1: relaxed; a statistic orders nothing. Only this worker writes
+        // its counters, so a load and a store do what a (locked) RMW would.
+        counter.store(counter.load(RELAXED) + amount, RELAXED);
     }
 
     fn snapshot(&self) -> WorkerStats {

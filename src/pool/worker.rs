@@ -92,10 +92,10 @@ impl WorkerThread {
         CURRENT.with(|current| current.set(ptr::null()));
     }
 
-    /// Pushes a job on this worker's deque and tells sleepers (S3, S4).
+    /// Pushes a job on this worker's deque and calls for help (S7).
     pub(crate) fn push(&self, job: JobRef) {
         self.local.push(job);
-        self.registry.sleep.new_work();
+        self.registry.sleep.new_local_work();
     }
 
     /// Pops the newest job of this worker's own deque.
@@ -139,7 +139,7 @@ impl WorkerThread {
     /// Jobs moved into our deque in a batch are work others may take.
     fn announce_local_work(&self) {
         if !self.local.is_empty() {
-            self.registry.sleep.new_work();
+            self.registry.sleep.new_local_work();
         }
     }
 
