@@ -1,1 +1,340 @@
-//! Loom models of the pool.
+//! Loom models of the pool: every interleaving of a small pool, within a
+//! preemption bound, under the C11 memory model.
+//!
+//! The pool's worker threads are loom threads here, so each model is a whole
+//! pool's life: build, use through the public API, drop (which drains the
+//! queues and joins every worker). What the models look for:
+//!
+//! * **lost wake-ups**: the thread that waits for the work (an outside
+//!   caller blocked on a `JoinHandle`, `join`, `scope` or `wait_all`) blocks
+//!   until a worker runs it, so a worker asleep with the work stranded in a
+//!   queue leaves every thread blocked, which loom reports as a deadlock
+//!   (`deadlock; threads = [...]`). Its panic then unwinds through the
+//!   pool's frames, whose destructors call back into a loom execution that
+//!   has ended, so the test binary aborts (SIGABRT) right after the message;
+//!   each model prints its name before it starts, so the log says which one;
+//! * **work run exactly once**: counters checked after the pool's drop;
+//! * **publication**: results travel through loom `UnsafeCell`s, so a
+//!   missing happens-before edge between the task that writes and the caller
+//!   that reads (latches L1/L2, `wait_all` P1/P4, scopes C1) is a causality
+//!   error;
+//! * **leaks**: loom checks at the end of every execution that each of its
+//!   `Arc`s (the registry, the handles' packets, the counters here) was
+//!   freed, and that every thread finished.
+//!
+//! Every model:
+//! * runs `loom::model::Builder` with a preemption bound set here, in code
+//!   (it overrides `LOOM_MAX_PREEMPTIONS`), stated above the test with its
+//!   floor;
+//! * counts its executions with a plain `std` atomic (outside the facade) and
+//!   fails below that floor, so a harness that explores next to nothing
+//!   cannot pass; the floors are about half the executions observed.
+//!
+//! A pool of `n` workers is `n + 1` loom threads with the caller, so pools
+//! have 1 or 2 workers (loom allows 5 threads). Under loom a worker looks
+//! for work once before it sleeps (`IDLE_ROUNDS`), so its way to sleep is
+//! short and the race with a producer is explored at every step of it.
+//!
+//! Loom treats SeqCst loads, stores and read-modify-writes as AcqRel but
+//! handles `fence(SeqCst)`, and does not explore load buffering.
+//!
+//! Run with `cargo test --features loom --release --test loom_pool`; each
+//! model prints its executions and time on stderr (`-- --nocapture`).
+
+use loom::cell::UnsafeCell;
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::Arc;
+use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
+use std::time::Instant;
+use stealpool::ThreadPool;
+
+/// Explores `model` with the given preemption bound, then fails if fewer than
+/// `floor` executions were explored.
+fn explore(name: &str, preemption_bound: usize, floor: usize, model: impl Fn() + Sync + Send + 'static) {
+    let executions = std::sync::Arc::new(StdAtomicUsize::new(0));
+    let counter = executions.clone();
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(preemption_bound);
+    eprintln!("model {name}: exploring (preemption bound {preemption_bound})");
+    let start = Instant::now();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        builder.check(move || {
+            counter.fetch_add(1, StdOrdering::Relaxed);
+            model();
+        })
+    }));
+    if let Err(panic) = outcome {
+        eprintln!(
+            "model {name}: FAILED in execution {} after {:.2?} (preemption bound {preemption_bound})",
+            executions.load(StdOrdering::Relaxed),
+            start.elapsed()
+        );
+        std::panic::resume_unwind(panic);
+    }
+    let explored = executions.load(StdOrdering::Relaxed);
+    eprintln!(
+        "model {name}: {explored} executions in {:.2?} (preemption bound {preemption_bound}, floor {floor})",
+        start.elapsed()
+    );
+    assert!(
+        explored >= floor,
+        "model {name} explored {explored} executions, below its floor of {floor}: the harness is vacuous"
+    );
+}
+
+/// A number written by one thread and read by another through loom-checked
+/// memory: loom fails the read if the write does not happen before it.
+struct Slot(UnsafeCell<usize>);
+
+// SAFETY: the models only read a slot after the pool has said the write is
+// done (a latch, `wait_all`, a scope's end); loom checks exactly that.
+unsafe impl Sync for Slot {}
+
+impl Slot {
+    fn new() -> Self {
+        Slot(UnsafeCell::new(0))
+    }
+
+    /// Adds one: a read and a write, so a second, unordered run of the same
+    /// work is a data race as well as a wrong count.
+    fn bump(&self) {
+        // SAFETY: see `Sync`; loom reports any concurrent access.
+        self.0.with_mut(|value| unsafe { *value += 1 });
+    }
+
+    fn get(&self) -> usize {
+        // SAFETY: as above.
+        self.0.with(|value| unsafe { *value })
+    }
+}
+
+// Preemption bound 5, floor 35000 (69804 executions observed).
+//
+// Submit vs park, one worker: the caller submits while the worker is on its
+// way to sleep (S1 registration, S2 fence, final check, wait), then blocks
+// on the handle. If the worker's final check misses the job and the caller's
+// S3/S4 misses the registration, both threads block: a loom deadlock. The
+// second submission races the worker's second way to sleep, after it has
+// been woken once and has run a job.
+#[test]
+fn submit_vs_park_1_worker() {
+    explore("submit_vs_park_1_worker", 5, 35_000, || {
+        let pool = ThreadPool::new(1);
+        let ran = Arc::new(AtomicUsize::new(0));
+        for round in 1..=2 {
+            let task_ran = ran.clone();
+            let handle = pool.submit(move || task_ran.fetch_add(1, Ordering::Relaxed) + 10);
+            assert_eq!(handle.join().unwrap(), 10 + round - 1);
+        }
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 2, "a task ran twice or never");
+    });
+}
+
+// Preemption bound 3, floor 250000 (498996 executions observed).
+//
+// Submit vs park, two workers: at most one searches (S5), so the job may be
+// pushed while one worker searches and the other sleeps; the producer wakes
+// nobody then, and the searcher's own final check (S2 against S3) must find
+// the job.
+#[test]
+fn submit_vs_park_2_workers() {
+    explore("submit_vs_park_2_workers", 3, 250_000, || {
+        let pool = ThreadPool::new(2);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let task_ran = ran.clone();
+        let handle = pool.submit(move || task_ran.fetch_add(1, Ordering::Relaxed) + 7);
+        assert_eq!(handle.join().unwrap(), 7);
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 1, "the task ran twice or never");
+    });
+}
+
+// Preemption bound 2, floor 75000 (153068 executions observed).
+//
+// Two jobs for two workers: the first wakes a sleeper or finds a searcher;
+// the second may land while that worker still counts as searching, so only
+// wake chaining (S5, the last searcher to find work wakes a sleeper) or a
+// final check gets it run.
+#[test]
+fn submit_two_vs_park_2_workers() {
+    explore("submit_two_vs_park_2_workers", 2, 75_000, || {
+        let pool = ThreadPool::new(2);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let handles: Vec<_> = (0..2)
+            .map(|i| {
+                let task_ran = ran.clone();
+                pool.submit(move || {
+                    task_ran.fetch_add(1, Ordering::Relaxed);
+                    i
+                })
+            })
+            .collect();
+        for (i, handle) in handles.into_iter().enumerate() {
+            assert_eq!(handle.join().unwrap(), i);
+        }
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 2, "a task ran twice or never");
+    });
+}
+
+// Idle, one worker: preemption bound 6, floor 1 (2 executions observed:
+// the drop's `wake_all` takes the sleep lock before or after the worker
+// registers, and nothing else conflicts). Idle, two workers: bound 4, floor
+// 8000 (16351). Pending, one worker: bound 6, floor 140 (280). Pending, two
+// workers: bound 2, floor 9700 (19521).
+//
+// Shutdown vs park: the pool is dropped while its workers start, search or
+// fall asleep, with nothing queued or with tasks still queued. Every queued
+// task runs exactly once before the drop returns (X1: a worker leaves only
+// when the pool is terminating and its final check, under the sleep lock,
+// finds no work), and every worker thread ends, or the drop's join blocks
+// forever.
+#[test]
+fn shutdown_vs_park() {
+    explore("shutdown_vs_park_idle", 6, 1, || {
+        drop(ThreadPool::new(1));
+    });
+    explore("shutdown_vs_park_idle_2_workers", 4, 8000, || {
+        drop(ThreadPool::new(2));
+    });
+    explore("shutdown_vs_park_pending", 6, 140, || {
+        let pool = ThreadPool::new(1);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let task_ran = ran.clone();
+        pool.spawn(move || {
+            task_ran.fetch_add(1, Ordering::Relaxed);
+        });
+        drop(pool);
+        assert_eq!(
+            ran.load(Ordering::Relaxed),
+            1,
+            "the pending task ran twice or never"
+        );
+    });
+    explore("shutdown_vs_park_pending_2_workers", 2, 9700, || {
+        let pool = ThreadPool::new(2);
+        let ran = Arc::new(AtomicUsize::new(0));
+        for _ in 0..2 {
+            let task_ran = ran.clone();
+            pool.spawn(move || {
+                task_ran.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        drop(pool);
+        assert_eq!(
+            ran.load(Ordering::Relaxed),
+            2,
+            "a pending task ran twice or never"
+        );
+    });
+}
+
+// Preemption bound 2, floor 39000 (78678 executions observed).
+//
+// A join latch set vs its waiter going to sleep. `join` from outside the
+// pool installs `join(a, b)` on a worker, which pushes `b` on its deque and
+// runs `a`. The other worker may steal `b`; the joiner then waits on `b`'s
+// `WorkerLatch`, runs out of work and falls asleep on it (S6: SLEEPING under
+// the sleep lock) while the thief finishes `b` and sets the latch (L1), which
+// must wake it. Both halves write borrowed stack slots, read after `join`
+// returns: `b`'s write reaches the caller through L1/L2 and the install's
+// lock latch.
+#[test]
+fn join_latch_vs_sleep() {
+    explore("join_latch_vs_sleep", 2, 39_000, || {
+        let pool = ThreadPool::new(2);
+        let (a, b) = (Slot::new(), Slot::new());
+        let (ra, rb) = pool.join(
+            || {
+                a.bump();
+                1
+            },
+            || {
+                b.bump();
+                2
+            },
+        );
+        assert_eq!((ra, rb), (1, 2));
+        assert_eq!(
+            (a.get(), b.get()),
+            (1, 1),
+            "a half of the join ran twice or never"
+        );
+        drop(pool);
+    });
+}
+
+// Preemption bound 2, floor 30000 (61883 executions observed).
+//
+// A scope's latch set vs its waiter going to sleep: the scope's task is
+// pushed on the scope's worker's deque; the other worker may steal it and
+// end the scope (C1, the last decrement sets the `WorkerLatch`) while the
+// scope's worker falls asleep on that latch. The task writes a slot on the
+// caller's stack, read after `scope` returns (C1 acquire-release chain).
+#[test]
+fn scope_latch_vs_sleep() {
+    explore("scope_latch_vs_sleep", 2, 30_000, || {
+        let pool = ThreadPool::new(2);
+        let slot = Slot::new();
+        let slot_ref = &slot;
+        pool.scope(|s| s.spawn(move |_| slot_ref.bump()));
+        assert_eq!(slot.get(), 1, "the scope's task ran twice or never");
+        drop(pool);
+    });
+}
+
+// Preemption bound 2, floor 31000 (62905 executions observed).
+//
+// A handle's latch set vs its waiter going to sleep: a task on a worker
+// submits a subtask and joins its handle, so it registers a `WorkerLatch`
+// in the handle's packet and runs other work or sleeps on it; the other
+// worker may steal the subtask and set the latch under the packet's lock.
+#[test]
+fn handle_latch_vs_sleep() {
+    explore("handle_latch_vs_sleep", 2, 31_000, || {
+        let pool = ThreadPool::new(2);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let task_ran = ran.clone();
+        let value = pool.install(|| {
+            pool.submit(move || task_ran.fetch_add(1, Ordering::Relaxed) + 5)
+                .join()
+                .unwrap()
+        });
+        assert_eq!(value, 5);
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 1, "the subtask ran twice or never");
+    });
+}
+
+// One worker: preemption bound 6, floor 2400 (4881 executions observed).
+// Two workers: bound 2, floor 15000 (30426).
+//
+// `wait_all` from outside with one task in flight: the caller registers as
+// an idle waiter (P3) while the task ends (P1, then the completer's fence
+// and its read of the waiters); either the caller sees the task done or the
+// task sees the caller waiting and notifies it, or the caller blocks
+// forever. The task's write must be visible once `wait_all` returns (P1
+// release, P4 acquire).
+#[test]
+fn wait_all_outside() {
+    explore("wait_all_outside", 6, 2400, || {
+        let pool = ThreadPool::new(1);
+        let slot = Arc::new(Slot::new());
+        let task_slot = slot.clone();
+        pool.spawn(move || task_slot.bump());
+        pool.wait_all();
+        assert_eq!(slot.get(), 1, "the task ran twice or never");
+        assert_eq!(pool.pending_tasks(), 0);
+        drop(pool);
+    });
+    explore("wait_all_outside_2_workers", 2, 15_000, || {
+        let pool = ThreadPool::new(2);
+        let slot = Arc::new(Slot::new());
+        let task_slot = slot.clone();
+        pool.spawn(move || task_slot.bump());
+        pool.wait_all();
+        assert_eq!(slot.get(), 1, "the task ran twice or never");
+        drop(pool);
+    });
+}

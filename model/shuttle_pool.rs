@@ -1,1 +1,807 @@
-//! Shuttle tests of the pool.
+//! Shuttle tests of the pool: larger scenarios than loom can afford, under
+//! randomized and PCT schedules.
+//!
+//! Pools of 2 to 4 workers run whole workloads through the public API, with
+//! the pool's threads as shuttle threads: spawn storms from outside and from
+//! inside, nested `join`, scopes with nested spawns borrowing from the stack,
+//! `wait_all` from outside and from inside tasks, tasks that submit and join
+//! subtasks, `JoinHandle` polled as a `Future`, shutdown with tasks still
+//! queued, and panics on every path. Each test checks that:
+//!
+//! * every piece of work ran exactly once (a `Ledger` of run counts, checked
+//!   as each piece runs and again at the end);
+//! * nothing leaked and nothing was dropped unrun: every closure captures a
+//!   `Token`, and the tokens made equal the tokens dropped once the pool is
+//!   gone;
+//! * a wait returned only once what it waits for had finished;
+//! * no schedule deadlocks (shuttle fails an execution whose threads all
+//!   block) and the pool's drop joins every worker.
+//!
+//! Every test runs `shuttle::check_random` and then `shuttle::check_pct`
+//! (depth stated beside it) for the iterations stated in the test, counts
+//! the executions with a plain `std` atomic and fails below its floor, half
+//! the iterations asked for, so a harness that runs next to nothing cannot
+//! pass. Shuttle runs one execution per iteration.
+//!
+//! Shuttle is sequentially consistent: weak-memory behaviours are loom's job
+//! (`model/loom_pool.rs`). Under shuttle a worker looks for work once before
+//! it sleeps (`IDLE_ROUNDS`), so the sleep protocol is exercised at every
+//! turn.
+//!
+//! Run with `cargo test --features shuttle --release --test shuttle_pool`;
+//! each test prints its executions and time on stderr (`-- --nocapture`).
+
+use shuttle::sync::atomic::{AtomicUsize, Ordering};
+use std::any::Any;
+use std::future::Future;
+use std::panic::{self, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::atomic::{
+    AtomicBool as StdAtomicBool, AtomicUsize as StdAtomicUsize, Ordering as StdOrdering,
+};
+use std::sync::{Arc, Once};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Instant;
+use stealpool::ThreadPool;
+
+/// Runs `model` under the random scheduler for `iterations`, then under PCT
+/// with `depth` for as many, and fails if either ran fewer than half the
+/// iterations asked for.
+fn check(name: &str, iterations: usize, depth: usize, model: impl Fn() + Send + Sync + 'static) {
+    let model = Arc::new(model);
+    let floor = iterations / 2;
+    for pct in [false, true] {
+        let executions = Arc::new(StdAtomicUsize::new(0));
+        let (counter, model) = (executions.clone(), model.clone());
+        let counted = move || {
+            counter.fetch_add(1, StdOrdering::Relaxed);
+            model();
+        };
+        let start = Instant::now();
+        let scheduler = if pct {
+            shuttle::check_pct(counted, iterations, depth);
+            "pct"
+        } else {
+            shuttle::check_random(counted, iterations);
+            "random"
+        };
+        let executions = executions.load(StdOrdering::Relaxed);
+        eprintln!(
+            "test {name} ({scheduler}): {executions} executions in {:.2?} \
+             ({iterations} iterations, PCT depth {depth}, floor {floor})",
+            start.elapsed()
+        );
+        assert!(
+            executions >= floor,
+            "test {name} ({scheduler}) ran {executions} executions, below its floor of {floor}"
+        );
+    }
+}
+
+/// The record of one execution's work: how often each piece ran, how many
+/// tokens were made and dropped, and how many checks inside tasks failed
+/// (a failed check in a `spawn`ed task would only reach the panic handler).
+struct Ledger {
+    runs: Vec<AtomicUsize>,
+    made: StdAtomicUsize,
+    dropped: StdAtomicUsize,
+    violations: AtomicUsize,
+}
+
+impl Ledger {
+    fn new(pieces: usize) -> Arc<Ledger> {
+        Arc::new(Ledger {
+            runs: (0..pieces).map(|_| AtomicUsize::new(0)).collect(),
+            made: StdAtomicUsize::new(0),
+            dropped: StdAtomicUsize::new(0),
+            violations: AtomicUsize::new(0),
+        })
+    }
+
+    /// Piece `i` runs; it must not have run before.
+    fn run(&self, i: usize) {
+        let before = self.runs[i].fetch_add(1, Ordering::SeqCst);
+        assert_eq!(before, 0, "piece {i} ran twice");
+    }
+
+    fn ran(&self, i: usize) -> bool {
+        self.runs[i].load(Ordering::SeqCst) > 0
+    }
+
+    /// A check made inside a task, reported at the end.
+    fn expect(&self, ok: bool) {
+        if !ok {
+            self.violations.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn token(self: &Arc<Self>) -> Token {
+        self.made.fetch_add(1, StdOrdering::SeqCst);
+        Token(self.clone())
+    }
+
+    /// Pieces `range` each ran exactly once.
+    fn assert_ran_once(&self, range: std::ops::Range<usize>) {
+        for i in range {
+            assert_eq!(
+                self.runs[i].load(Ordering::SeqCst),
+                1,
+                "piece {i} ran {} times",
+                { self.runs[i].load(Ordering::SeqCst) }
+            );
+        }
+    }
+
+    /// Every piece ran once, every check inside a task held, and every
+    /// token made has been dropped.
+    fn assert_complete(&self) {
+        self.assert_ran_once(0..self.runs.len());
+        assert_eq!(
+            self.violations.load(Ordering::SeqCst),
+            0,
+            "a check inside a task failed"
+        );
+        self.assert_no_leak();
+    }
+
+    fn assert_no_leak(&self) {
+        assert_eq!(
+            self.dropped.load(StdOrdering::SeqCst),
+            self.made.load(StdOrdering::SeqCst),
+            "tokens dropped (left) differ from tokens made (right): a closure leaked or was dropped twice"
+        );
+    }
+}
+
+/// Captured by every closure handed to the pool: its drop is counted, so a
+/// closure the pool leaks (or drops twice) shows up at the end.
+struct Token(Arc<Ledger>);
+
+impl Drop for Token {
+    fn drop(&mut self) {
+        self.0.dropped.fetch_add(1, StdOrdering::SeqCst);
+    }
+}
+
+/// Takes the pool back from the tasks that shared it: they drop their
+/// clones when their closures end, before they count as finished, so this
+/// succeeds once they have all run.
+fn unshare(pool: Arc<ThreadPool>) -> ThreadPool {
+    Arc::try_unwrap(pool).unwrap_or_else(|_| panic!("a finished task still holds the pool"))
+}
+
+// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+//
+// Spawn storm from outside: the main thread and a second outside thread
+// spawn at once onto the injector of a 3-worker pool, each then waiting with
+// `wait_all`, which must see at least its own tasks finished.
+#[test]
+fn spawn_storm_outside() {
+    check("spawn_storm_outside", 50_000, 3, || {
+        const EACH: usize = 5;
+        let pool = Arc::new(ThreadPool::new(3));
+        let ledger = Ledger::new(2 * EACH);
+        let other = {
+            let (pool, ledger) = (pool.clone(), ledger.clone());
+            shuttle::thread::spawn(move || {
+                for i in EACH..2 * EACH {
+                    let (ledger, token) = (ledger.clone(), ledger.token());
+                    pool.spawn(move || {
+                        let _token = token;
+                        ledger.run(i);
+                    });
+                }
+                pool.wait_all();
+                ledger.assert_ran_once(EACH..2 * EACH);
+            })
+        };
+        for i in 0..EACH {
+            let (ledger, token) = (ledger.clone(), ledger.token());
+            pool.spawn(move || {
+                let _token = token;
+                ledger.run(i);
+            });
+        }
+        pool.wait_all();
+        ledger.assert_ran_once(0..EACH);
+        other.join().unwrap();
+        pool.wait_all();
+        ledger.assert_complete();
+        unshare(pool).shutdown();
+        ledger.assert_complete();
+    });
+}
+
+// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+//
+// Spawn storm from inside: on a 4-worker pool, tasks spawn tasks from their
+// workers (onto those workers' deques, which start with room for 2 under
+// shuttle and grow), so the spawns race steals and the sleep protocol's
+// wake-ups from inside; `install` adds a burst spawned from one worker.
+#[test]
+fn spawn_storm_inside() {
+    check("spawn_storm_inside", 50_000, 3, || {
+        const OUTER: usize = 3;
+        const INNER: usize = 3;
+        const BURST: usize = 3;
+        let pool = Arc::new(ThreadPool::new(4));
+        let ledger = Ledger::new(OUTER * (1 + INNER) + BURST);
+        for o in 0..OUTER {
+            let (spawner, ledger, token) = (pool.clone(), ledger.clone(), ledger.token());
+            pool.spawn(move || {
+                let _token = token;
+                ledger.run(o);
+                for i in 0..INNER {
+                    let (ledger, token) = (ledger.clone(), ledger.token());
+                    spawner.spawn(move || {
+                        let _token = token;
+                        ledger.run(OUTER + o * INNER + i);
+                    });
+                }
+            });
+        }
+        pool.install(|| {
+            for b in 0..BURST {
+                let (ledger, token) = (ledger.clone(), ledger.token());
+                pool.spawn(move || {
+                    let _token = token;
+                    ledger.run(OUTER * (1 + INNER) + b);
+                });
+            }
+        });
+        pool.wait_all();
+        ledger.assert_complete();
+        unshare(pool).shutdown();
+        ledger.assert_complete();
+    });
+}
+
+/// `fib(n)` by fork-join, counting every call in `calls`.
+fn fib(pool: &ThreadPool, n: u64, calls: &AtomicUsize) -> u64 {
+    calls.fetch_add(1, Ordering::SeqCst);
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = pool.join(|| fib(pool, n - 1, calls), || fib(pool, n - 2, calls));
+    a + b
+}
+
+// 2 and 3 workers: 50000 random + 50000 PCT (depth 3) iterations each,
+// floor 25000 each.
+//
+// Nested `join`: recursive fib, called from outside (so through `install`),
+// on 2 and 3 workers. Second halves are stolen or popped back at every
+// level, joiners wait on their latches and sleep on them; the result and
+// the number of calls (each half runs exactly once) must match the
+// sequential ones: fib(8) = 21 in 67 calls.
+#[test]
+fn nested_join() {
+    for workers in [2, 3] {
+        check(&format!("nested_join_{workers}_workers"), 50_000, 3, move || {
+            let pool = ThreadPool::new(workers);
+            let calls = AtomicUsize::new(0);
+            assert_eq!(fib(&pool, 8, &calls), 21);
+            let calls = calls.load(Ordering::SeqCst);
+            assert_eq!(calls, 67, "a half of some join ran twice or never");
+            pool.shutdown();
+        });
+    }
+}
+
+// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+//
+// A scope with nested spawns borrowing from the stack: the scope's tasks
+// each write their own slot of a vector on the caller's stack and spawn
+// tasks that write the rest, through the scope they receive; the scope
+// returns only once all have finished. Then the same from inside a task
+// (a scope on a worker that is itself running a task).
+#[test]
+fn scope_nested_spawns() {
+    check("scope_nested_spawns", 50_000, 3, || {
+        const CHUNKS: usize = 3;
+        const CHUNK: usize = 3;
+        let pool = Arc::new(ThreadPool::new(3));
+        let ledger = Ledger::new(0);
+        let mut slots = vec![0usize; CHUNKS * CHUNK];
+        let ledger_ref = &ledger;
+        pool.scope(|s| {
+            for (c, chunk) in slots.chunks_mut(CHUNK).enumerate() {
+                let token = ledger_ref.token();
+                s.spawn(move |s| {
+                    let _token = token;
+                    let (first, rest) = chunk.split_first_mut().unwrap();
+                    *first += 1 + c;
+                    for slot in rest {
+                        let token = ledger_ref.token();
+                        s.spawn(move |_| {
+                            let _token = token;
+                            *slot += 100 + c;
+                        });
+                    }
+                });
+            }
+        });
+        let expected: Vec<usize> = (0..CHUNKS)
+            .flat_map(|c| [1 + c].into_iter().chain([100 + c; CHUNK - 1]))
+            .collect();
+        assert_eq!(
+            slots, expected,
+            "a scoped task ran twice or never before the scope returned"
+        );
+        ledger.assert_no_leak();
+
+        let inner = pool.clone();
+        let token = ledger.token();
+        let sum = pool.submit(move || {
+            let _token = token;
+            let mut parts = [0usize; 4];
+            inner.scope(|s| {
+                for (i, part) in parts.iter_mut().enumerate() {
+                    s.spawn(move |_| *part = i + 1);
+                }
+            });
+            parts.iter().sum::<usize>()
+        });
+        assert_eq!(sum.join().unwrap(), 10);
+        pool.wait_all();
+        unshare(pool).shutdown();
+        ledger.assert_no_leak();
+    });
+}
+
+// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+//
+// `wait_all` from outside: tasks spawned from outside spawn children from
+// inside; `wait_all` must wait for the children too. A second outside
+// thread waits at the same time (two idle waiters, P3), its `wait_all`
+// racing the spawns.
+#[test]
+fn wait_all_outside() {
+    check("wait_all_outside", 50_000, 3, || {
+        const TASKS: usize = 3;
+        let pool = Arc::new(ThreadPool::new(2));
+        let ledger = Ledger::new(2 * TASKS);
+        let other = {
+            let pool = pool.clone();
+            shuttle::thread::spawn(move || pool.wait_all())
+        };
+        for t in 0..TASKS {
+            let (spawner, ledger, token) = (pool.clone(), ledger.clone(), ledger.token());
+            pool.spawn(move || {
+                let _token = token;
+                ledger.run(t);
+                let (ledger, token) = (ledger.clone(), ledger.token());
+                spawner.spawn(move || {
+                    let _token = token;
+                    ledger.run(TASKS + t);
+                });
+            });
+        }
+        pool.wait_all();
+        ledger.assert_complete();
+        assert_eq!(pool.pending_tasks(), 0);
+        other.join().unwrap();
+        unshare(pool).shutdown();
+        ledger.assert_complete();
+    });
+}
+
+// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+//
+// `wait_all` from inside tasks. Two submitted tasks each spawn a leaf and a
+// nested waiter, then call `wait_all`; the nested waiter spawns its own leaf
+// and calls `wait_all` too. From inside, `wait_all` waits for every task but
+// those on the stacks of threads inside `wait_all`, which leaves are never
+// on, so each waiter must find the leaves it spawned (and, for the outer
+// ones, their nested waiter's leaf) finished. The nested waiter often runs
+// on its parent's stack, inside the parent's `wait_all` on the same worker,
+// so the tasks of the outer call are not counted twice. Two tasks waiting
+// at once must not wait for each other.
+#[test]
+fn wait_all_inside() {
+    check("wait_all_inside", 50_000, 3, || {
+        // Pieces per outer task: itself, its leaf, its nested waiter, that
+        // waiter's leaf.
+        const PER: usize = 4;
+        let pool = Arc::new(ThreadPool::new(2));
+        let ledger = Ledger::new(2 * PER);
+        let handles: Vec<_> = (0..2)
+            .map(|t| {
+                let (spawner, ledger, token) = (pool.clone(), ledger.clone(), ledger.token());
+                pool.submit(move || {
+                    let _token = token;
+                    let base = t * PER;
+                    ledger.run(base);
+                    let (leaf_ledger, leaf_token) = (ledger.clone(), ledger.token());
+                    spawner.spawn(move || {
+                        let _token = leaf_token;
+                        leaf_ledger.run(base + 1);
+                    });
+                    let (nested_pool, nested_ledger, nested_token) =
+                        (spawner.clone(), ledger.clone(), ledger.token());
+                    spawner.spawn(move || {
+                        let _token = nested_token;
+                        let ledger = nested_ledger;
+                        ledger.run(base + 2);
+                        let (leaf_ledger, leaf_token) = (ledger.clone(), ledger.token());
+                        nested_pool.spawn(move || {
+                            let _token = leaf_token;
+                            leaf_ledger.run(base + 3);
+                        });
+                        nested_pool.wait_all();
+                        ledger.expect(ledger.ran(base + 3));
+                    });
+                    spawner.wait_all();
+                    ledger.ran(base + 1) && ledger.ran(base + 3)
+                })
+            })
+            .collect();
+        for handle in handles {
+            assert!(
+                handle.join().unwrap(),
+                "wait_all inside a task returned before a leaf it waits for ran"
+            );
+        }
+        pool.wait_all();
+        ledger.assert_complete();
+        unshare(pool).shutdown();
+        ledger.assert_complete();
+    });
+}
+
+/// A task that submits two subtasks and joins both handles, `depth` levels
+/// down; returns the number of tasks in its tree.
+fn submit_tree(pool: &Arc<ThreadPool>, ledger: &Arc<Ledger>, depth: u32) -> usize {
+    ledger.runs[0].fetch_add(1, Ordering::SeqCst);
+    if depth == 0 {
+        return 1;
+    }
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let (pool, ledger, token) = (pool.clone(), ledger.clone(), ledger.token());
+            let inner = pool.clone();
+            inner.submit(move || {
+                let _token = token;
+                submit_tree(&pool, &ledger, depth - 1)
+            })
+        })
+        .collect();
+    1 + handles.into_iter().map(|h| h.join().unwrap()).sum::<usize>()
+}
+
+// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+//
+// Submit + join from inside tasks: each task submits two subtasks and joins
+// both handles, three levels deep, on a 2-worker pool. Joining on a worker
+// runs other work while it waits (or sleeps on the handle's `WorkerLatch`),
+// so this completes even though every worker may be blocked in a join.
+#[test]
+fn submit_join_inside() {
+    check("submit_join_inside", 50_000, 3, || {
+        let pool = Arc::new(ThreadPool::new(2));
+        // `runs[0]` counts the tasks of the tree here, not one piece.
+        let ledger = Ledger::new(1);
+        let (inner, task_ledger, token) = (pool.clone(), ledger.clone(), ledger.token());
+        let root = pool.submit(move || {
+            let _token = token;
+            submit_tree(&inner, &task_ledger, 3)
+        });
+        assert_eq!(root.join().unwrap(), 15);
+        assert_eq!(
+            ledger.runs[0].load(Ordering::SeqCst),
+            15,
+            "a task of the tree ran twice or never"
+        );
+        pool.wait_all();
+        unshare(pool).shutdown();
+        ledger.assert_no_leak();
+    });
+}
+
+/// Wakes the thread that polls, through shuttle's park/unpark.
+struct Unparker(shuttle::thread::Thread);
+
+impl Wake for Unparker {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// A minimal executor: polls `future` on this thread, parking between
+/// polls until its waker unparks it.
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let waker = Waker::from(Arc::new(Unparker(shuttle::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        match Future::poll(Pin::as_mut(&mut future), &mut cx) {
+            Poll::Ready(output) => return output,
+            Poll::Pending => shuttle::thread::park(),
+        }
+    }
+}
+
+// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+//
+// `JoinHandle` as a `Future`: an outside thread awaits two handles with a
+// minimal executor while the tasks run; a task's end must wake the waker the
+// last poll left (or the poll must find the result), else the executor parks
+// forever. One of the tasks panics: the future yields `Err`.
+#[test]
+fn join_handle_future() {
+    quiet_expected_panics();
+    check("join_handle_future", 50_000, 3, || {
+        let pool = ThreadPool::new(2);
+        let ledger = Ledger::new(2);
+        let (task_ledger, token) = (ledger.clone(), ledger.token());
+        let value = pool.submit(move || {
+            let _token = token;
+            task_ledger.run(0);
+            42
+        });
+        let (task_ledger, token) = (ledger.clone(), ledger.token());
+        let failing = pool.submit(move || -> u32 {
+            let _token = token;
+            task_ledger.run(1);
+            panic::panic_any(Expected)
+        });
+        assert_eq!(block_on(value).unwrap(), 42);
+        assert!(block_on(failing).unwrap_err().is::<Expected>());
+        pool.shutdown();
+        ledger.assert_complete();
+    });
+}
+
+// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+//
+// Shutdown with pending tasks: tasks queued on the injector, tasks queued
+// on a worker's deque (spawned inside `install`), and tasks that spawn
+// children from inside and end, so that the pool is dropped while those
+// children are still queued. The drop runs every one of them exactly once,
+// joins the workers, and drops every closure.
+#[test]
+fn shutdown_with_pending_tasks() {
+    check("shutdown_with_pending_tasks", 50_000, 3, || {
+        const OUTSIDE: usize = 3;
+        const INSIDE: usize = 2;
+        const PARENTS: usize = 2;
+        const CHILDREN: usize = 2;
+        let pool = Arc::new(ThreadPool::new(3));
+        let ledger = Ledger::new(OUTSIDE + INSIDE + PARENTS * (1 + CHILDREN));
+        for i in 0..OUTSIDE {
+            let (ledger, token) = (ledger.clone(), ledger.token());
+            pool.spawn(move || {
+                let _token = token;
+                ledger.run(i);
+            });
+        }
+        pool.install(|| {
+            for i in OUTSIDE..OUTSIDE + INSIDE {
+                let (ledger, token) = (ledger.clone(), ledger.token());
+                pool.spawn(move || {
+                    let _token = token;
+                    ledger.run(i);
+                });
+            }
+        });
+        let first_parent = OUTSIDE + INSIDE;
+        for p in 0..PARENTS {
+            let (spawner, ledger, token) = (pool.clone(), ledger.clone(), ledger.token());
+            pool.spawn(move || {
+                let _token = token;
+                let piece = first_parent + p * (1 + CHILDREN);
+                ledger.run(piece);
+                for c in 1..=CHILDREN {
+                    let (ledger, token) = (ledger.clone(), ledger.token());
+                    spawner.spawn(move || {
+                        let _token = token;
+                        ledger.run(piece + c);
+                    });
+                }
+            });
+        }
+        // The parents give the pool back as they end; take it as soon as
+        // they have, children possibly still queued, and drop it.
+        let mut pool = pool;
+        let pool = loop {
+            match Arc::try_unwrap(pool) {
+                Ok(pool) => break pool,
+                Err(shared) => {
+                    pool = shared;
+                    shuttle::thread::yield_now();
+                }
+            }
+        };
+        drop(pool);
+        ledger.assert_complete();
+    });
+}
+
+/// The payload of the panics these tests raise on purpose.
+struct Expected;
+
+/// Keeps the panics raised on purpose (payload [`Expected`]) off stderr:
+/// shuttle's panic hook reports every panic, caught or not, as a failing
+/// schedule. Other panics still go to shuttle's hook.
+fn quiet_expected_panics() {
+    static QUIET: Once = Once::new();
+    QUIET.call_once(|| {
+        // Shuttle installs its hook on its first run; wrap that one.
+        shuttle::check_random(|| {}, 1);
+        let report = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !info.payload().is::<Expected>() {
+                report(info);
+            }
+        }));
+    });
+}
+
+fn is_expected(payload: &(dyn Any + Send)) -> bool {
+    payload.is::<Expected>()
+}
+
+// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+//
+// Panics on every path, on a 2-worker pool with a panic handler:
+// * `spawn`: the handler gets each panic, before the task counts as done;
+// * `submit`: `join` returns `Err` with the payload;
+// * `join`, `a` panics: re-raised once nothing borrowing from the caller
+//   runs any more (`b` ran once, on another worker, or is dropped unrun);
+//   `b` panics: re-raised after `a` ran;
+// * `scope`: re-raised after every other task of the scope has finished.
+// The workers survive all of it: the pool still runs work afterwards, every
+// piece of work ran at most once, and every closure is dropped.
+#[test]
+fn panics() {
+    quiet_expected_panics();
+    check("panics", 50_000, 3, || {
+        let handled = Arc::new(StdAtomicUsize::new(0));
+        let counted = handled.clone();
+        let pool = ThreadPool::builder()
+            .num_threads(2)
+            .panic_handler(move |payload| {
+                assert!(is_expected(&*payload), "the handler got a foreign panic");
+                counted.fetch_add(1, StdOrdering::SeqCst);
+            })
+            .build()
+            .unwrap();
+        // Pieces: 0-1 spawned panics, 2 submitted panic, 3-4 join halves
+        // with `a` panicking, 5-6 join halves with `b` panicking, 7-8 the
+        // scope's tasks, 9 the last task.
+        let ledger = Ledger::new(10);
+
+        for i in 0..2 {
+            let (ledger, token) = (ledger.clone(), ledger.token());
+            pool.spawn(move || {
+                let _token = token;
+                ledger.run(i);
+                panic::panic_any(Expected);
+            });
+        }
+        let (task_ledger, token) = (ledger.clone(), ledger.token());
+        let failed = pool.submit(move || {
+            let _token = token;
+            task_ledger.run(2);
+            panic::panic_any(Expected)
+        });
+        assert!(is_expected(&*failed.join().unwrap_err()));
+
+        let returned = StdAtomicBool::new(false);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.join(
+                || {
+                    ledger.run(3);
+                    panic::panic_any(Expected)
+                },
+                || {
+                    ledger.run(4);
+                    ledger.expect(!returned.load(StdOrdering::SeqCst));
+                },
+            )
+        }));
+        returned.store(true, StdOrdering::SeqCst);
+        assert!(is_expected(&*outcome.unwrap_err()));
+        assert!(ledger.ran(3));
+
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.join(
+                || ledger.run(5),
+                || {
+                    ledger.run(6);
+                    panic::panic_any(Expected)
+                },
+            )
+        }));
+        assert!(is_expected(&*outcome.unwrap_err()));
+        ledger.assert_ran_once(5..7);
+
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.scope(|s| {
+                s.spawn(|_| {
+                    ledger.run(7);
+                    panic::panic_any(Expected);
+                });
+                s.spawn(|_| ledger.run(8));
+            })
+        }));
+        assert!(is_expected(&*outcome.unwrap_err()));
+        ledger.assert_ran_once(7..9);
+
+        let (task_ledger, token) = (ledger.clone(), ledger.token());
+        let after = pool.submit(move || {
+            let _token = token;
+            task_ledger.run(9);
+            7
+        });
+        assert_eq!(
+            after.join().unwrap(),
+            7,
+            "the pool stopped working after the panics"
+        );
+        pool.wait_all();
+        assert_eq!(
+            handled.load(StdOrdering::SeqCst),
+            2,
+            "the handler missed a spawned task's panic"
+        );
+        // Two spawned, one submitted, one scoped task.
+        assert_eq!(pool.stats().panicked, 4);
+        pool.shutdown();
+        // Piece 4 (`b` after `a` panicked) may be dropped unrun; all else ran.
+        ledger.assert_ran_once(0..4);
+        ledger.assert_ran_once(5..10);
+        assert!(ledger.runs[4].load(Ordering::SeqCst) <= 1);
+        assert_eq!(
+            ledger.violations.load(Ordering::SeqCst),
+            0,
+            "b ran after join returned"
+        );
+        ledger.assert_no_leak();
+    });
+}
+
+// 1-worker pool, 20 random iterations (the outcome does not depend on the
+// schedule: one worker runs everything in one order).
+//
+// A task that runs nested inside another task's `wait_all`, on the same
+// worker, spawns a child and calls `wait_all`: the outer call's tasks must
+// not be exempted twice, or the inner call returns with the child queued.
+#[test]
+fn nested_wait_all_waits_for_its_child() {
+    let executions = Arc::new(StdAtomicUsize::new(0));
+    let counter = executions.clone();
+    shuttle::check_random(
+        move || {
+            counter.fetch_add(1, StdOrdering::Relaxed);
+            let pool = Arc::new(ThreadPool::new(1));
+            let ledger = Ledger::new(1);
+            let (outer_pool, outer_ledger) = (pool.clone(), ledger.clone());
+            let outer = pool.submit(move || {
+                let (inner_pool, ledger) = (outer_pool.clone(), outer_ledger);
+                // Queued on this worker's deque, so it runs inside the
+                // `wait_all` below, on this stack.
+                outer_pool.spawn(move || {
+                    let child_ledger = ledger.clone();
+                    inner_pool.spawn(move || child_ledger.run(0));
+                    inner_pool.wait_all();
+                    ledger.expect(ledger.ran(0));
+                });
+                outer_pool.wait_all();
+            });
+            outer.join().unwrap();
+            pool.wait_all();
+            unshare(pool).shutdown();
+            assert_eq!(
+                ledger.violations.load(Ordering::SeqCst),
+                0,
+                "a nested wait_all returned before the child it spawned ran"
+            );
+            ledger.assert_complete();
+        },
+        20,
+    );
+    let executions = executions.load(StdOrdering::Relaxed);
+    eprintln!("test nested_wait_all_waits_for_its_child (random): {executions} executions (floor 10)");
+    assert!(executions >= 10);
+}
