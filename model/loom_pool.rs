@@ -338,3 +338,31 @@ fn wait_all_outside() {
         drop(pool);
     });
 }
+
+// A task spawns a child and then blocks outside the pool until the child
+// has run. The child must not be stranded on the blocked worker's deque
+// while the other worker sleeps: local pushes pay the S3 fence too (see
+// proofs/sleep.md, S3). Skipping that fence makes this model deadlock, at
+// preemption bound 3 only (bounds 1 and 2 pass even then).
+// Bound: 3. Floor: 400 000 executions (about 800 000 observed).
+#[test]
+fn spawn_then_block() {
+    explore("spawn_then_block", 3, 400_000, || {
+        let pool = std::sync::Arc::new(ThreadPool::new(2));
+        let spawner = pool.clone();
+        let handle = pool.submit(move || {
+            let pair = Arc::new((loom::sync::Mutex::new(false), loom::sync::Condvar::new()));
+            let done = pair.clone();
+            spawner.spawn(move || {
+                *done.0.lock().unwrap() = true;
+                done.1.notify_one();
+            });
+            let mut ran = pair.0.lock().unwrap();
+            while !*ran {
+                ran = pair.1.wait(ran).unwrap();
+            }
+        });
+        handle.join().unwrap();
+        std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
+    });
+}

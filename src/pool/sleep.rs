@@ -123,20 +123,6 @@ impl Sleep {
         }
     }
 
-    /// Work was pushed on the calling worker's own deque: wake a sleeper to
-    /// help if nobody is searching, without S3's fence (S7). The pusher is
-    /// awake and checks its own deque before it can sleep (S2), so this work
-    /// is never stranded; a sleeper this read misses only delays help until
-    /// the next push or a searcher's wake chain (S5).
-    pub(crate) fn new_local_work(&self) {
-        // S7: relaxed read, no fence: a stale value costs parallelism, not
-        // progress.
-        let counters = self.counters.load(RELAXED);
-        if searching(counters) == 0 && sleeping(counters) > 0 {
-            self.wake_one();
-        }
-    }
-
     /// Marks worker `index` awake and searching, and signals it. Caller holds
     /// the lock and has checked that the worker is asleep.
     fn wake_locked(&self, asleep: &mut [bool], index: usize) {

@@ -92,10 +92,13 @@ impl WorkerThread {
         CURRENT.with(|current| current.set(ptr::null()));
     }
 
-    /// Pushes a job on this worker's deque and calls for help (S7).
+    /// Pushes a job on this worker's deque and tells sleepers (S3, S4).
     pub(crate) fn push(&self, job: JobRef) {
         self.local.push(job);
-        self.registry.sleep.new_local_work();
+        // S3 even on our own deque: the task that pushed may block outside
+        // the pool (waiting for this very job), so the job must not depend
+        // on its pusher coming back to find it.
+        self.registry.sleep.new_work();
     }
 
     /// Pops the newest job of this worker's own deque.
@@ -139,7 +142,7 @@ impl WorkerThread {
     /// Jobs moved into our deque in a batch are work others may take.
     fn announce_local_work(&self) {
         if !self.local.is_empty() {
-            self.registry.sleep.new_local_work();
+            self.registry.sleep.new_work();
         }
     }
 
