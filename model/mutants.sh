@@ -59,10 +59,17 @@ row() {
     failed=$(grep -oE '^test [a-z_0-9]+ \.\.\. FAILED' "$log" | awk '{print $2}' | paste -sd, -)
     assertion=$(grep -A1 -m1 'panicked at' "$log" | tail -n1 | cut -c1-90 | tr '|' '/')
     execs=$(grep -oE 'model [a-z_0-9]+: [0-9]+ executions' "$log" | head -n1 | awk '{print $3}')
-    if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-        verdict="timeout (${secs}s)"
-    elif [ -n "$failed" ]; then
+    # A model that deadlocks makes loom abort the test binary (no FAILED
+    # line): that is a caught mutant too, as is a causality error.
+    if [ -z "$failed" ] && grep -qE 'deadlock;|Causality violation' "$log"; then
+        failed=$(grep -oE '^model [a-z_0-9]+' "$log" | tail -n1 | awk '{print $2}')
+        failed=${failed:-aborted}
+        assertion=$(grep -m1 -oE 'deadlock; threads = .{0,60}|Causality violation.{0,60}' "$log" | tr '|' '/')
+    fi
+    if [ -n "$failed" ]; then
         verdict="**caught**"
+    elif [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+        verdict="timeout (${secs}s)"
     elif [ "$status" -ne 0 ]; then
         verdict="build/run error $status"
     else
