@@ -3,7 +3,7 @@
 #
 #   model/verify.sh            everything, with the bounds CI uses
 #   model/verify.sh STEP...    only these steps (fmt clippy test loom shuttle
-#                              fuzz miri tsan mutants)
+#                              fuzz miri tsan mutants_smoke mutants)
 #
 # Each step runs under `timeout`, logs to target/verify/STEP.log, and adds a
 # row to the summary: property, checker, executions, time, result. Model
@@ -132,8 +132,19 @@ step_tsan() {
 
 step_mutants() { run mutants 3000 "each ordering is needed" "loom on mutants" -- model/mutants.sh; }
 
+# A bounded sample of the mutation check for CI: the two historical bugs and
+# the producer's fence of the sleep protocol must each be caught.
+SMOKE_MUTANTS="stale_buffer relaxed_buffer_publish producer_fence"
+step_mutants_smoke() {
+    run mutants_smoke 1800 "mutants caught: ${SMOKE_MUTANTS// /, }" "loom on mutants" -- bash -c "
+        model/mutants.sh $SMOKE_MUTANTS &&
+        for m in $SMOKE_MUTANTS; do
+            grep -F \"\\\`\$m\\\`\" target/mutants/table.md | grep -qF '**caught**' || { echo \"not caught: \$m\"; exit 1; }
+        done"
+}
+
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy test loom shuttle fuzz miri tsan)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy test loom shuttle fuzz miri tsan mutants_smoke)
 
 printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
 printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"
