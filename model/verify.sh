@@ -8,8 +8,8 @@
 # Each step runs under `timeout`, logs to target/verify/STEP.log, and adds a
 # row to the summary: property, checker, executions, time, result. Model
 # suites are also checked for vacuity: every test the suite lists must have
-# run and passed, and every model prints "model NAME: N executions" after
-# asserting N against its floor.
+# run and passed, and every model prints "... N executions in T" after
+# asserting N against its floor; the summary adds them up.
 #
 # Bounds (seconds) can be overridden from the environment:
 #   FUZZ_SECONDS (per fuzz target, default 60), MIRI_SEEDS (default 16).
@@ -36,7 +36,9 @@ run() {
     timeout --kill-after=30 "$limit" "$@" >"$log" 2>&1
     status=$?
     end=$(date +%s)
-    executions=$(grep -oE 'model [a-z_0-9]+: [0-9]+ executions' "$log" | awk '{s += $3} END {if (NR) printf "%d in %d models", s, NR}')
+    # Every model prints "... N executions in T" (or "N schedules in T")
+    # once it has asserted N against its floor.
+    executions=$(grep -oE '[0-9]+ (executions|schedules) in ' "$log" | awk '{s += $1} END {if (NR) printf "%d in %d runs", s, NR}')
     if [ $status -eq 0 ]; then
         row "$property" "$checker" "${executions:--}" "$((end - start))s" "pass"
     else
@@ -80,13 +82,13 @@ step_test() { run test 1200 "API, stress, proptest, doc" "cargo test (real threa
 
 step_loom() {
     run loom 900 "deque + pool, C11 interleavings" "loom (exhaustive, bounded)" -- \
-        cargo test --features loom --release
+        cargo test --features loom --release -- --show-output
     check_not_vacuous loom loom
 }
 
 step_shuttle() {
     run shuttle 900 "deque + pool, long schedules" "shuttle (random + PCT)" -- \
-        cargo test --features shuttle --release
+        cargo test --features shuttle --release -- --show-output
     check_not_vacuous shuttle shuttle
 }
 
