@@ -161,12 +161,15 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
 
     /// The result, once the latch is set; re-raises a panic of the job.
     pub(crate) fn into_result(self) -> R {
+        self.into_job_result().into_return_value()
+    }
+
+    /// The result as it was left, once the latch is set.
+    pub(crate) fn into_job_result(self) -> JobResult<R> {
         // SAFETY: the latch is set, so `execute` wrote the result and will
         // not touch the job again (J2).
-        let result = self
-            .result
-            .with_mut(|slot| unsafe { std::mem::replace(&mut *slot, JobResult::None) });
-        result.into_return_value()
+        self.result
+            .with_mut(|slot| unsafe { std::mem::replace(&mut *slot, JobResult::None) })
     }
 }
 
@@ -203,6 +206,15 @@ impl<F: FnOnce() + Send> HeapJob<F> {
 pub(crate) fn drop_payload(payload: Box<dyn Any + Send>) {
     if let Err(nested) = panic::catch_unwind(AssertUnwindSafe(|| drop(payload))) {
         std::mem::forget(nested);
+    }
+}
+
+/// Drops `value`, whose `Drop` may panic, without unwinding: for what is
+/// left over while a panic is on its way out, where a second panic would
+/// abort the process.
+pub(crate) fn drop_quietly<T>(value: T) {
+    if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| drop(value))) {
+        drop_payload(payload);
     }
 }
 

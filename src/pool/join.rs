@@ -7,9 +7,10 @@
 //! left only after that, so a stolen job never outlives what it borrows
 //! (J1 in `proofs/join.md`).
 
-use super::job::{JobResult, StackJob};
+use super::job::{drop_quietly, JobResult, StackJob};
 use super::latch::WorkerLatch;
 use super::worker::WorkerThread;
+use std::any::Any;
 use std::panic;
 
 /// `join` on the current worker thread.
@@ -38,22 +39,35 @@ where
             Some(job) if job.is(job_b_id.cast()) => {
                 // Not stolen: run it here, unless `a` panicked, in which case
                 // `b` is dropped unrun and `a`'s panic propagates.
-                let result_b = match result_a {
-                    JobResult::Panic(payload) => panic::resume_unwind(payload),
-                    _ => job_b.run_inline(),
-                };
+                if let JobResult::Panic(payload) = result_a {
+                    drop_then_resume(job_b, payload);
+                }
+                let result_b = job_b.run_inline();
                 return (result_a.into_return_value(), result_b);
             }
             // Jobs pushed above `b` (tasks `a` spawned): run them meanwhile.
             Some(job) => worker.execute(job),
             None => {
                 // Stolen: help with other work until the thief is done.
-                worker.wait_until(&job_b.latch);
+                worker.wait_until(&job_b.latch.core);
                 break;
             }
         }
     }
-    // `b` ran elsewhere. `a`'s panic goes first; then `b`'s, if any.
-    let result_a = result_a.into_return_value();
-    (result_a, job_b.into_result())
+    // `b` ran elsewhere. `a`'s panic goes first, and whatever `b` left (its
+    // value or its panic) is dropped before that panic unwinds.
+    if let JobResult::Panic(payload) = result_a {
+        drop_then_resume(job_b.into_job_result(), payload);
+    }
+    (result_a.into_return_value(), job_b.into_result())
+}
+
+/// Drops what is left of `b` without unwinding, then re-raises `a`'s panic.
+/// Dropped during the unwinding instead, a panicking `Drop` in it (a second
+/// panic payload's, say) would abort the process.
+#[cold]
+#[inline(never)]
+fn drop_then_resume<T>(leftover: T, payload: Box<dyn Any + Send>) -> ! {
+    drop_quietly(leftover);
+    panic::resume_unwind(payload)
 }

@@ -1,6 +1,6 @@
 //! Scoped tasks that borrow from the stack of the scope's caller.
 
-use super::job::drop_payload;
+use super::job::{drop_payload, JobHeader, JobRef};
 use super::latch::{Latch, WorkerLatch};
 use super::ordering::{RELAXED, SCOPE_DONE};
 use super::registry::Registry;
@@ -10,6 +10,7 @@ use std::any::Any;
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
+use std::ptr::NonNull;
 
 /// A scope in which tasks may borrow anything that outlives it, created by
 /// [`ThreadPool::scope`](crate::ThreadPool::scope).
@@ -41,12 +42,6 @@ pub struct Scope<'s> {
     _invariant: PhantomData<&'s mut &'s ()>,
 }
 
-/// A pointer to a scope that a task carries to the worker that runs it.
-struct ScopePtr<'s>(*const Scope<'s>);
-// SAFETY: `Scope` is `Sync` (its shared state is atomics and a mutex), and
-// the scope outlives its tasks (C2), so sending a pointer to it is sound.
-unsafe impl Send for ScopePtr<'_> {}
-
 impl<'s> Scope<'s> {
     /// Spawns a task that may borrow from outside the scope. It receives the
     /// scope again, to spawn more.
@@ -74,21 +69,25 @@ impl<'s> Scope<'s> {
         // ends it exists, and our caller (body or a task of the scope)
         // holds a count until it ends, so `pending` cannot reach 0 meanwhile.
         self.pending.fetch_add(1, RELAXED);
-        let scope = ScopePtr(self);
-        self.registry.spawn_task(move || {
-            let scope = scope;
-            // SAFETY: the scope waits for this task (C2).
-            let scope = unsafe { &*scope.0 };
-            scope.run(|| f(scope));
-        });
+        self.registry.count_task();
+        self.registry.push(ScopeJob::into_job_ref(self, f));
     }
 
-    /// Runs the body or a task, keeping its panic, and counts it finished.
-    fn run(&self, f: impl FnOnce()) {
-        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(f)) {
-            // SAFETY: tasks and scope bodies run on workers.
-            unsafe { &*WorkerThread::current() }.record_panic();
-            let mut first = self.panic.lock().unwrap_or_else(|e| e.into_inner());
+    /// Ends the body or a task of the scope at `this`: keeps its panic, if
+    /// any, and counts it finished; the last one releases the scope's owner.
+    ///
+    /// # Safety
+    ///
+    /// `this` is live on entry and the caller holds one of its `pending`
+    /// counts. The owner may free the scope as soon as the count is gone, so
+    /// the caller holds no reference into the scope, nor anything the
+    /// scope's tasks borrow, in any live frame (C2): it passes a raw pointer.
+    unsafe fn finish(this: *const Self, panic: Option<Box<dyn Any + Send>>) {
+        if let Some(payload) = panic {
+            // SAFETY: live until our count is released below.
+            let mut first = unsafe { &(*this).panic }
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             match *first {
                 None => *first = Some(payload),
                 // Only the first panic is re-raised; the others are dropped
@@ -98,10 +97,59 @@ impl<'s> Scope<'s> {
         }
         // C1: AcqRel. Release: this task's writes happen before the scope
         // returns; acquire (on the last decrement): the others' too.
-        if self.pending.fetch_sub(1, SCOPE_DONE) == 1 {
-            // SAFETY: `done` lives until the scope's worker sees it set (C2).
-            unsafe { Latch::set(&raw const self.done) };
+        // SAFETY: live until this decrement is done; nothing of the scope is
+        // read after it unless it was the last count, and then only `done`,
+        // which the owner does not free before it sees it set (C2).
+        if unsafe { &(*this).pending }.fetch_sub(1, SCOPE_DONE) == 1 {
+            // SAFETY: see above.
+            unsafe { Latch::set(&raw const (*this).done) };
         }
+    }
+}
+
+/// A task of a scope: its closure and the scope, in the one allocation of
+/// [`Scope::spawn`].
+#[repr(C)]
+struct ScopeJob<'s, F> {
+    header: JobHeader,
+    scope: *const Scope<'s>,
+    func: F,
+}
+
+impl<'s, F: FnOnce(&Scope<'s>) + Send + 's> ScopeJob<'s, F> {
+    fn into_job_ref(scope: &Scope<'s>, func: F) -> JobRef {
+        let job = Box::new(ScopeJob {
+            header: JobHeader::new(Self::execute),
+            scope,
+            func,
+        });
+        // SAFETY: the header is the first field of this `#[repr(C)]` job, and
+        // `execute` takes back exactly this box, once.
+        unsafe { JobRef::new(NonNull::new_unchecked(Box::into_raw(job)).cast()) }
+    }
+
+    /// Runs the task. Everything that holds the closure (or the borrows it
+    /// captured) is a frame of `catch_unwind`'s call, which has returned
+    /// before `finish` releases the scope; from then on this frame holds
+    /// only the raw pointer (C2).
+    unsafe fn execute(header: NonNull<JobHeader>) {
+        // SAFETY: `header` came from `into_job_ref` and runs once.
+        let job = unsafe { Box::from_raw(header.cast::<Self>().as_ptr()) };
+        let ScopeJob { scope, func, .. } = *job;
+        // SAFETY: tasks only run on workers, whose thread-local is set.
+        let worker = unsafe { &*WorkerThread::current() };
+        worker.begin_task();
+        // SAFETY: the scope waits for this task (C2), so it is live for the
+        // whole call.
+        let outcome = panic::catch_unwind(AssertUnwindSafe(move || func(unsafe { &*scope })));
+        let panic = outcome.err();
+        if panic.is_some() {
+            worker.record_panic();
+        }
+        // SAFETY: we hold the count `spawn` took for this task, and no frame
+        // of ours holds a reference into the scope or its borrows any more.
+        unsafe { Scope::finish(scope, panic) };
+        worker.end_task();
     }
 }
 
@@ -114,10 +162,18 @@ pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&
         panic: Mutex::new(None),
         _invariant: PhantomData,
     };
-    let mut result = None;
-    scope.run(|| result = Some(op(&scope)));
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| op(&scope)));
+    let (result, panic) = match outcome {
+        Ok(result) => (Some(result), None),
+        Err(payload) => {
+            worker.record_panic();
+            (None, Some(payload))
+        }
+    };
+    // SAFETY: the body's count, released once; `scope` is this frame's own.
+    unsafe { Scope::finish(&raw const scope, panic) };
     // C2: the frame (and so `scope`) stays until every task has finished.
-    worker.wait_until(&scope.done);
+    worker.wait_until(&scope.done.core);
     let panic = scope.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(payload) = panic {
         panic::resume_unwind(payload);

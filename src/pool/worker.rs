@@ -1,7 +1,7 @@
 //! A worker thread: its deque, its search for work, and its idle loop.
 
 use super::job::{AbortOnUnwind, JobRef};
-use super::latch::{CoreLatch, WorkerLatch};
+use super::latch::CoreLatch;
 use super::registry::Registry;
 use super::sleep::Wake;
 use super::stats::Event;
@@ -54,6 +54,10 @@ impl WorkerThread {
     }
 
     pub(crate) fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    pub(crate) fn registry_arc(&self) -> &Arc<Registry> {
         &self.registry
     }
 
@@ -191,15 +195,26 @@ impl WorkerThread {
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    /// Runs a task (`spawn`, `submit`, `Scope::spawn` bodies catch their own
-    /// panics; a panic escaping here goes to the pool's panic handler).
+    /// Runs a task (`spawn`, `submit`): `body` catches its own panics where
+    /// someone waits for them; a panic escaping it goes to the pool's panic
+    /// handler, which runs as part of the task (a `wait_all` in the handler
+    /// exempts the task it runs in, P2).
     pub(crate) fn run_task(&self, body: impl FnOnce()) {
-        self.tasks_on_stack.set(self.tasks_on_stack.get() + 1);
-        let result = panic::catch_unwind(AssertUnwindSafe(body));
-        self.tasks_on_stack.set(self.tasks_on_stack.get() - 1);
-        if let Err(payload) = result {
+        self.begin_task();
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(body)) {
             self.registry.handle_panic(self.index, payload);
         }
+        self.end_task();
+    }
+
+    /// A task starts running on this thread's stack (P2).
+    pub(crate) fn begin_task(&self) {
+        self.tasks_on_stack.set(self.tasks_on_stack.get() + 1);
+    }
+
+    /// The task that `begin_task` started has ended, handler and all.
+    pub(crate) fn end_task(&self) {
+        self.tasks_on_stack.set(self.tasks_on_stack.get() - 1);
         self.registry.task_done(self.index);
     }
 
@@ -211,10 +226,10 @@ impl WorkerThread {
 
     /// Runs other jobs until `latch` is set, sleeping when there are none
     /// (work-while-waiting).
-    pub(crate) fn wait_until(&self, latch: &WorkerLatch<'_>) {
+    pub(crate) fn wait_until(&self, latch: &CoreLatch) {
         while !latch.probe() {
             if !self.run_one_job() {
-                self.idle(Some(&latch.core));
+                self.idle(Some(latch));
             }
         }
     }

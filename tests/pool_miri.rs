@@ -1,0 +1,243 @@
+#![cfg(not(any(feature = "loom", feature = "shuttle")))]
+//! Small programs over every path where one thread ends a wait that another
+//! thread's frames are part of: a scope task that is stolen while the scope's
+//! owner spins, a `join` whose second half is stolen, `install` from outside,
+//! `submit` then `join`, panics on each of those paths, and waits that cross
+//! pools.
+//!
+//! They are sized for Miri, which CI runs over many seeds under both Stacked
+//! Borrows and Tree Borrows (`model/verify.sh miri`): each seed is another
+//! schedule, so a completion signalled while a frame still holds a protected
+//! borrow of what the waiter frees shows up as undefined behaviour on some
+//! seed. On real threads they are ordinary tests.
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::{Arc, Once};
+use std::thread;
+use stealpool::ThreadPool;
+
+/// Panics caused on purpose carry this text; the hook keeps them quiet.
+const EXPECTED: &str = "expected panic";
+
+fn quiet_expected_panics() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+            if !message.is_some_and(|m| m.contains(EXPECTED)) {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// Spins (yielding) until `flag` is set: the owner of a scope or a join
+/// keeps its worker busy, so the other worker must steal the task.
+fn spin_until(flag: &AtomicBool) {
+    while !flag.load(SeqCst) {
+        thread::yield_now();
+    }
+}
+
+/// The reported program: a scope task, stolen while the owner spins,
+/// mutably borrows the owner's local, which the owner reads right after.
+#[test]
+fn stolen_scope_task_borrows_mutably() {
+    let pool = ThreadPool::new(2);
+    pool.install(|| {
+        for _ in 0..2 {
+            let mut a = 0u32;
+            let started = AtomicBool::new(false);
+            pool.scope(|s| {
+                s.spawn(|_| {
+                    started.store(true, SeqCst);
+                    a += 1;
+                });
+                spin_until(&started);
+            });
+            assert_eq!(a, 1);
+        }
+    });
+}
+
+/// A stolen task spawns a nested task into the same scope; the last of the
+/// two to finish, whichever it is, releases the owner.
+#[test]
+fn stolen_scope_task_spawns_nested() {
+    let pool = ThreadPool::new(2);
+    pool.install(|| {
+        let mut outer = 0u32;
+        let mut inner = 0u32;
+        let started = AtomicBool::new(false);
+        pool.scope(|s| {
+            let inner = &mut inner;
+            s.spawn(|s| {
+                started.store(true, SeqCst);
+                s.spawn(move |_| *inner += 2);
+                outer += 1;
+            });
+            spin_until(&started);
+        });
+        assert_eq!((outer, inner), (1, 2));
+    });
+}
+
+/// A stolen scope task panics; the owner re-raises the panic after it and
+/// its borrow have ended, and the borrowed local is still usable.
+#[test]
+fn stolen_scope_task_panics() {
+    quiet_expected_panics();
+    let pool = ThreadPool::new(2);
+    pool.install(|| {
+        let mut a = vec![0u32];
+        let started = AtomicBool::new(false);
+        let caught = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.scope(|s| {
+                s.spawn(|_| {
+                    started.store(true, SeqCst);
+                    a.push(1);
+                    panic!("{EXPECTED}: scope task");
+                });
+                spin_until(&started);
+            });
+        }));
+        assert!(caught.is_err());
+        assert_eq!(a, [0, 1]);
+    });
+}
+
+/// A scope run from outside the pool (through `install`) with a task that
+/// borrows the caller's stack.
+#[test]
+fn scope_from_outside_borrows() {
+    let pool = ThreadPool::new(2);
+    let mut values = [0u32; 3];
+    pool.scope(|s| {
+        for (i, v) in values.iter_mut().enumerate() {
+            s.spawn(move |_| *v = i as u32 + 1);
+        }
+    });
+    assert_eq!(values, [1, 2, 3]);
+}
+
+/// `join` whose second half is stolen while the first spins, both halves
+/// borrowing the caller's locals mutably.
+#[test]
+fn join_with_stolen_half() {
+    let pool = ThreadPool::new(2);
+    pool.install(|| {
+        for _ in 0..2 {
+            let (mut x, mut y) = (0u32, 0u32);
+            let started = AtomicBool::new(false);
+            pool.join(
+                || {
+                    spin_until(&started);
+                    x += 1;
+                },
+                || {
+                    started.store(true, SeqCst);
+                    y += 1;
+                },
+            );
+            assert_eq!((x, y), (1, 1));
+        }
+    });
+}
+
+/// Both halves of a stolen `join` panic; the first half's panic is the one
+/// re-raised, and the caller's locals are usable afterwards.
+#[test]
+fn join_with_stolen_half_both_panic() {
+    quiet_expected_panics();
+    let pool = ThreadPool::new(2);
+    pool.install(|| {
+        let mut y = 0u32;
+        let started = AtomicBool::new(false);
+        let caught = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.join(
+                || {
+                    spin_until(&started);
+                    panic!("{EXPECTED}: a")
+                },
+                || {
+                    started.store(true, SeqCst);
+                    y += 1;
+                    panic!("{EXPECTED}: b")
+                },
+            )
+        }));
+        let payload = caught.expect_err("join re-raises a panic");
+        assert_eq!(
+            payload.downcast_ref::<String>().map(String::as_str),
+            Some("expected panic: a")
+        );
+        assert_eq!(y, 1);
+    });
+}
+
+/// `install` from outside the pool borrows the caller's stack mutably.
+#[test]
+fn install_from_outside_borrows() {
+    let pool = ThreadPool::new(2);
+    let mut local = vec![1u32];
+    let len = pool.install(|| {
+        local.push(2);
+        local.len()
+    });
+    assert_eq!((len, local.as_slice()), (2, &[1, 2][..]));
+}
+
+/// `submit` from outside and from a task, then `join` on both kinds of
+/// thread.
+#[test]
+fn submit_then_join() {
+    let pool = Arc::new(ThreadPool::new(2));
+    let outer = pool.submit(|| 6 * 7);
+    let inner_pool = pool.clone();
+    let nested = pool.submit(move || inner_pool.submit(|| 1).join().unwrap() + 1);
+    assert_eq!(outer.join().unwrap(), 42);
+    assert_eq!(nested.join().unwrap(), 2);
+}
+
+/// A task of one pool waits inside another pool (`install`, then a `join`
+/// that comes back to the first): the waiting worker keeps its own pool
+/// going, so even one worker per pool completes.
+#[test]
+fn install_across_two_pools() {
+    let a = Arc::new(ThreadPool::new(1));
+    let b = Arc::new(ThreadPool::new(1));
+    let (a2, b2) = (a.clone(), b.clone());
+    let sum = a.install(move || b2.install(move || a2.join(|| 1, || 2)));
+    assert_eq!(sum, (1, 2));
+    drop(b);
+}
+
+/// A task of one pool joins a handle of another, whose task submits back
+/// to the first and joins that.
+#[test]
+fn handles_across_two_pools() {
+    let a = Arc::new(ThreadPool::new(1));
+    let b = Arc::new(ThreadPool::new(1));
+    let (a2, b2) = (a.clone(), b.clone());
+    let value = a
+        .submit(move || {
+            let a3 = a2.clone();
+            b2.submit(move || a3.submit(|| 5).join().unwrap()).join().unwrap()
+        })
+        .join()
+        .unwrap();
+    assert_eq!(value, 5);
+    let counter = Arc::new(AtomicUsize::new(0));
+    let c = counter.clone();
+    a.spawn(move || {
+        c.fetch_add(1, SeqCst);
+    });
+    a.wait_all();
+    assert_eq!(counter.load(SeqCst), 1);
+}
