@@ -81,9 +81,19 @@ impl Builder {
     ///
     /// # Errors
     ///
-    /// [`BuildError`] if more than 65 535 threads are asked for, or if a
-    /// thread cannot be spawned (the threads already started are stopped
-    /// and joined first).
+    /// [`BuildError`] if more than 65 535 threads are asked for, if a name
+    /// from [`thread_name`](Builder::thread_name) contains a NUL byte, or if
+    /// a thread cannot be spawned. The threads already started are stopped
+    /// and joined first, and so they are if `thread_name` panics.
+    ///
+    /// ```
+    /// let error = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .thread_name(|i| format!("bad\0name-{i}"))
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(error.to_string().contains("NUL"));
+    /// ```
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         let num_threads = match self.num_threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -97,29 +107,34 @@ impl Builder {
             .collect();
         let stealers = deques.iter().map(Worker::stealer).collect();
         let registry = Arc::new(Registry::new(stealers, self.panic_handler.take()));
-        let mut threads = Vec::with_capacity(num_threads);
+        // Dropped on every way out but success, this pool stops and joins the
+        // workers started so far, even when `thread_name` panics.
+        let mut pool = ThreadPool {
+            registry,
+            threads: Vec::with_capacity(num_threads),
+        };
         for (index, deque) in deques.into_iter().enumerate() {
             let name = match &mut self.thread_name {
                 Some(name) => name(index),
                 None => format!("stealpool-worker-{index}"),
             };
+            if name.contains('\0') {
+                return Err(BuildError(ErrorKind::ThreadName { index, name }));
+            }
             let mut builder = thread::Builder::new().name(name);
             if let Some(bytes) = self.stack_size {
                 builder = builder.stack_size(bytes);
             }
-            let worker_registry = registry.clone();
+            let worker_registry = pool.registry.clone();
             match builder.spawn(move || WorkerThread::run(index, deque, worker_registry)) {
-                Ok(handle) => threads.push(handle),
-                Err(error) => {
-                    // The started workers find the registry terminating.
-                    // Workers that were never started leave their deques
-                    // empty, so `has_work` is unaffected.
-                    drop(ThreadPool { registry, threads });
-                    return Err(BuildError(ErrorKind::Spawn(error)));
-                }
+                Ok(handle) => pool.threads.push(handle),
+                // The started workers find the registry terminating.
+                // Workers that were never started leave their deques empty,
+                // so `has_work` is unaffected.
+                Err(error) => return Err(BuildError(ErrorKind::Spawn(error))),
             }
         }
-        Ok(ThreadPool { registry, threads })
+        Ok(pool)
     }
 }
 
@@ -130,6 +145,7 @@ pub struct BuildError(ErrorKind);
 #[derive(Debug)]
 enum ErrorKind {
     TooManyThreads(usize),
+    ThreadName { index: usize, name: String },
     Spawn(io::Error),
 }
 
@@ -139,6 +155,9 @@ impl fmt::Display for BuildError {
             ErrorKind::TooManyThreads(n) => {
                 write!(f, "a pool has at most {MAX_WORKERS} threads, {n} were asked for")
             }
+            ErrorKind::ThreadName { index, name } => {
+                write!(f, "the name of worker {index} contains a NUL byte: {name:?}")
+            }
             ErrorKind::Spawn(error) => write!(f, "could not spawn a worker thread: {error}"),
         }
     }
@@ -147,7 +166,7 @@ impl fmt::Display for BuildError {
 impl error::Error for BuildError {
     fn source(&self) -> Option<&(dyn error::Error + 'static)> {
         match &self.0 {
-            ErrorKind::TooManyThreads(_) => None,
+            ErrorKind::TooManyThreads(_) | ErrorKind::ThreadName { .. } => None,
             ErrorKind::Spawn(error) => Some(error),
         }
     }

@@ -23,10 +23,37 @@ enum Waiter {
     Task(Waker),
 }
 
+/// Where a task's result is.
+enum Slot<R> {
+    /// The task has not finished.
+    Pending,
+    /// The task has finished; its result waits to be taken.
+    Ready(thread::Result<R>),
+    /// The result was taken by a poll that returned `Ready`.
+    Taken,
+}
+
 struct State<R> {
-    result: Option<thread::Result<R>>,
+    result: Slot<R>,
     waiter: Waiter,
 }
+
+impl<R> State<R> {
+    /// Takes the result if it is ready; panics if a poll took it already.
+    fn take(&mut self) -> Option<thread::Result<R>> {
+        match std::mem::replace(&mut self.result, Slot::Taken) {
+            Slot::Ready(result) => Some(result),
+            Slot::Pending => {
+                self.result = Slot::Pending;
+                None
+            }
+            Slot::Taken => None,
+        }
+    }
+}
+
+/// The message of a handle used after a poll returned its result.
+const CONSUMED: &str = "stealpool: JoinHandle used after it was polled to completion";
 
 /// Where a submitted task leaves its result. The mutex orders the result's
 /// write before its read (H1); latches registered here are set while it is
@@ -45,7 +72,7 @@ impl<R> Packet<R> {
     pub(crate) fn new() -> Self {
         Packet {
             state: Mutex::new(State {
-                result: None,
+                result: Slot::Pending,
                 waiter: Waiter::None,
             }),
         }
@@ -58,7 +85,7 @@ impl<R> Packet<R> {
     /// Stores the result and wakes the waiter, if any.
     pub(crate) fn complete(&self, result: thread::Result<R>) {
         let mut state = self.lock();
-        state.result = Some(result);
+        state.result = Slot::Ready(result);
         match std::mem::replace(&mut state.waiter, Waiter::None) {
             Waiter::None => {}
             // SAFETY: the waiter is blocked until this latch is set and must
@@ -92,7 +119,6 @@ pub struct JoinHandle<R> {
     packet: NonNull<Packet<R>>,
     /// Drops that reference (it knows the closure's type; the handle not).
     release: unsafe fn(*const ()),
-    registry: Arc<Registry>,
 }
 
 // SAFETY: the handle owns one reference to the job's `Arc`, whose packet is
@@ -137,7 +163,7 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
 }
 
 /// Queues `f` as a task and returns the handle to its result.
-pub(crate) fn submit<F, R>(registry: &Arc<Registry>, f: F) -> JoinHandle<R>
+pub(crate) fn submit<F, R>(registry: &Registry, f: F) -> JoinHandle<R>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
@@ -158,7 +184,6 @@ where
         // SAFETY: `job` is live as long as the handle holds its reference.
         packet: NonNull::from(unsafe { &(*job).packet }),
         release: SubmitJob::<F, R>::release,
-        registry: registry.clone(),
     }
 }
 
@@ -180,8 +205,15 @@ impl<R: Send> JoinHandle<R> {
     /// Waits for the task and returns its value, or `Err` with the panic
     /// payload if it panicked.
     ///
-    /// On one of the pool's own workers this runs other jobs while it waits,
-    /// so a task may submit subtasks and join them even on a one-thread pool.
+    /// On a worker thread of any pool this runs that pool's other jobs while
+    /// it waits, so a task may submit subtasks and join them even on a
+    /// one-thread pool, and a task of one pool may join a handle of another
+    /// without taking a worker away from its own pool.
+    ///
+    /// # Panics
+    ///
+    /// If the handle was already polled (as a [`Future`]) to completion: its
+    /// result was handed out then.
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::new(1);
@@ -194,14 +226,17 @@ impl<R: Send> JoinHandle<R> {
     /// assert_eq!(nested.join().unwrap(), 2);
     /// ```
     pub fn join(self) -> thread::Result<R> {
-        if let Some(result) = self.packet().lock().result.take() {
+        if let Some(result) = self.try_take() {
             return result;
         }
-        match self.registry.current_worker() {
+        // SAFETY: the thread-local pointer is null or this thread's worker.
+        match unsafe { WorkerThread::current().as_ref() } {
+            // A worker of this pool or of another: it keeps running its own
+            // pool's jobs, and sleeps in its own pool's protocol (H2).
             Some(worker) => {
                 let latch = WorkerLatch::new(worker.registry(), worker.index());
                 if self.register(Waiter::Worker((&raw const latch).cast::<WorkerLatch<'static>>())) {
-                    worker.wait_until(&latch);
+                    worker.wait_until(&latch.core);
                 }
             }
             None => {
@@ -211,33 +246,63 @@ impl<R: Send> JoinHandle<R> {
                 }
             }
         }
+        // H1: unregister under the mutex: the setter held it while it used
+        // our latch, so the latch may leave with this frame afterwards.
         let mut state = self.packet().lock();
         state.waiter = Waiter::None;
-        state.result.take().expect("a joined task left no result")
+        state.take().expect("a joined task left no result")
+    }
+
+    /// The result if it is there; panics if a poll took it already.
+    fn try_take(&self) -> Option<thread::Result<R>> {
+        self.lock_unconsumed().take()
+    }
+
+    /// The packet's state, locked; panics if a poll took the result already.
+    fn lock_unconsumed(&self) -> MutexGuard<'_, State<R>> {
+        let state = self.packet().lock();
+        if let Slot::Taken = state.result {
+            drop(state);
+            panic!("{CONSUMED}");
+        }
+        state
     }
 
     /// Registers `waiter` unless the result is already there.
     fn register(&self, waiter: Waiter) -> bool {
         let mut state = self.packet().lock();
-        if state.result.is_some() {
+        if !matches!(state.result, Slot::Pending) {
             return false;
         }
         state.waiter = waiter;
         true
     }
 
-    /// `true` once the task has finished.
+    /// `true` once the task has finished (and still `true` after a poll
+    /// took its result).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let handle = pool.submit(|| 1);
+    /// pool.wait_all();
+    /// assert!(handle.is_finished());
+    /// ```
     pub fn is_finished(&self) -> bool {
-        self.packet().lock().result.is_some()
+        !matches!(self.packet().lock().result, Slot::Pending)
     }
 }
 
 impl<R: Send> Future for JoinHandle<R> {
     type Output = thread::Result<R>;
 
+    /// `Ready` with the task's result once it has finished.
+    ///
+    /// # Panics
+    ///
+    /// If polled again after it returned `Ready`, like other futures.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut state = self.packet().lock();
-        match state.result.take() {
+        let mut state = self.lock_unconsumed();
+        match state.take() {
             Some(result) => Poll::Ready(result),
             None => {
                 state.waiter = Waiter::Task(cx.waker().clone());

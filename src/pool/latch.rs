@@ -14,7 +14,7 @@
 
 use super::ordering::{LATCH_PROBE, LATCH_SET, RELAXED};
 use super::registry::Registry;
-use crate::sync::{AtomicUsize, Condvar, Mutex};
+use crate::sync::{Arc, AtomicUsize, Condvar, Mutex};
 
 /// A latch that a job sets when it has finished.
 pub(crate) trait Latch {
@@ -110,6 +110,47 @@ impl Latch for WorkerLatch<'_> {
         // The registry outlives every job, since a worker runs this.
         // SAFETY: `this` is live on entry.
         let (registry, worker_index) = unsafe { ((*this).registry, (*this).worker_index) };
+        // SAFETY: as above; `set` touches `this` only in the swap.
+        if unsafe { CoreLatch::set(&raw const (*this).core) } {
+            registry.sleep.wake_specific(worker_index);
+        }
+    }
+}
+
+/// A latch a worker of one pool waits on while a job of *another* pool runs
+/// (`install`, and so `join` and `scope`, called on a worker of another
+/// pool). The waiting worker keeps running its own pool's jobs and sleeps in
+/// its own pool's protocol, as `WorkerLatch`'s waiter does.
+///
+/// The setter is a worker of the other pool, which holds nothing of the
+/// waiter's pool: once the swap is done the waiter may return, its pool shut
+/// down and the registry be freed, all before the setter's wake-up. So the
+/// latch holds the registry by `Arc`, and the setter takes its own reference
+/// before the swap (J3).
+pub(crate) struct CrossPoolLatch {
+    pub(crate) core: CoreLatch,
+    registry: Arc<Registry>,
+    worker_index: usize,
+}
+
+impl CrossPoolLatch {
+    /// A latch for `worker_index` of the pool of `registry` to wait on.
+    pub(crate) fn new(registry: &Arc<Registry>, worker_index: usize) -> Self {
+        CrossPoolLatch {
+            core: CoreLatch::new(),
+            registry: Arc::clone(registry),
+            worker_index,
+        }
+    }
+}
+
+impl Latch for CrossPoolLatch {
+    unsafe fn set(this: *const Self) {
+        // J3: our own reference to the waiter's registry, taken while `this`
+        // is live; the wake-up below may outlive both the latch and the
+        // waiter's pool.
+        // SAFETY: `this` is live on entry.
+        let (registry, worker_index) = unsafe { (Arc::clone(&(*this).registry), (*this).worker_index) };
         // SAFETY: as above; `set` touches `this` only in the swap.
         if unsafe { CoreLatch::set(&raw const (*this).core) } {
             registry.sleep.wake_specific(worker_index);

@@ -26,7 +26,7 @@ pub use stats::{Stats, WorkerStats};
 
 use crate::sync::{thread, Arc};
 use job::StackJob;
-use latch::LockLatch;
+use latch::{CrossPoolLatch, LockLatch};
 use registry::Registry;
 use std::fmt;
 use worker::WorkerThread;
@@ -185,17 +185,57 @@ impl ThreadPool {
     }
 
     /// Runs `f` on one of the pool's workers and returns its result; a
-    /// panic in `f` is re-raised here. Called on a worker, runs `f` directly.
+    /// panic in `f` is re-raised here. Called on a worker of this pool, runs
+    /// `f` directly.
+    ///
+    /// Called on a worker of *another* pool, that worker keeps running its
+    /// own pool's jobs (and sleeps in its pool's protocol) until `f` is done,
+    /// so pools may call into each other, in any direction and any depth,
+    /// without taking a worker away from its pool. A thread that is no
+    /// pool's worker blocks.
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::new(2);
     /// let index = pool.install(stealpool::current_worker_index);
     /// assert!(index.unwrap() < 2);
+    ///
+    /// // A one-worker pool calls into another one, which calls back.
+    /// let a = std::sync::Arc::new(stealpool::ThreadPool::new(1));
+    /// let b = stealpool::ThreadPool::new(1);
+    /// let inner_a = a.clone();
+    /// let sum = a.install(|| b.install(|| inner_a.join(|| 1, || 2)));
+    /// assert_eq!(sum, (1, 2));
     /// ```
     pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         if self.registry.current_worker().is_some() {
             return f();
         }
+        // SAFETY: the thread-local pointer is null or this thread's worker.
+        match unsafe { WorkerThread::current().as_ref() } {
+            Some(worker) => self.install_from_other_pool(worker, f),
+            None => self.install_from_outside(f),
+        }
+    }
+
+    /// `install` on a worker of another pool: it helps its own pool while
+    /// it waits.
+    #[cold]
+    #[inline(never)]
+    fn install_from_other_pool<R: Send>(&self, worker: &WorkerThread, f: impl FnOnce() -> R + Send) -> R {
+        let job = StackJob::new(
+            |_migrated| f(),
+            CrossPoolLatch::new(worker.registry_arc(), worker.index()),
+        );
+        // SAFETY: we wait on the latch below before `job` leaves the frame.
+        self.registry.push(unsafe { job.as_job_ref() });
+        worker.wait_until(&job.latch.core);
+        job.into_result()
+    }
+
+    /// `install` on a thread that is no pool's worker: it blocks.
+    #[cold]
+    #[inline(never)]
+    fn install_from_outside<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         let job = StackJob::new(|_migrated| f(), LockLatch::new());
         // SAFETY: we block on the latch below before `job` leaves the frame.
         self.registry.push(unsafe { job.as_job_ref() });
