@@ -366,3 +366,50 @@ fn spawn_then_block() {
         std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
     });
 }
+
+// Preemption bound 3, floor 38000 (77640 executions observed).
+//
+// A wait that crosses pools, each pool with one worker: the caller installs
+// on pool `a`, whose worker installs on pool `b` and so waits on a
+// `CrossPoolLatch` of its own pool while `b`'s worker runs the job. Waiting,
+// `a`'s worker finds no work in its own pool and falls asleep on that latch
+// (S6), while `b`'s worker finishes, takes its own reference to `a`'s
+// registry (J3) and sets the latch (L1), which must wake it. Had the worker
+// blocked outside its pool's protocol, nothing would change here; the model
+// checks that sleeping inside it loses no wake-up and that the job's write
+// reaches the caller (L1/L2, then the outer install's lock latch).
+#[test]
+fn cross_pool_install() {
+    explore("cross_pool_install", 3, 38_000, || {
+        let a = ThreadPool::new(1);
+        let b = ThreadPool::new(1);
+        let slot = Slot::new();
+        let value = a.install(|| {
+            b.install(|| {
+                slot.bump();
+                7
+            })
+        });
+        assert_eq!((value, slot.get()), (7, 1), "the job ran twice or never");
+        drop(b);
+        drop(a);
+    });
+}
+
+// Preemption bound 3, floor 130000 (262303 executions observed).
+//
+// The round trip of the review's first program, one worker per pool: `a`'s
+// worker waits on `b`, whose worker joins on `a`: that job can only run on
+// `a`'s worker, inside its cross-pool wait. Blocking either worker outside
+// its pool deadlocks here; a lost wake-up on either latch does too.
+#[test]
+fn cross_pool_round_trip() {
+    explore("cross_pool_round_trip", 3, 130_000, || {
+        let a = ThreadPool::new(1);
+        let b = ThreadPool::new(1);
+        let value = a.install(|| b.install(|| a.join(|| 1, || 2)));
+        assert_eq!(value, (1, 2));
+        drop(b);
+        drop(a);
+    });
+}

@@ -805,3 +805,66 @@ fn nested_wait_all_waits_for_its_child() {
     eprintln!("test nested_wait_all_waits_for_its_child (random): {executions} executions (floor 10)");
     assert!(executions >= 10);
 }
+
+// 20000 random + 20000 PCT (depth 3) iterations each, floor 10000.
+//
+// Waits that cross pools, the review's programs: a worker waiting on another
+// pool keeps running its own pool's jobs, in that pool's sleep protocol
+// (J3, H2), so none of these deadlock, whatever the schedule:
+//
+// 1. `a` (1 worker) installs on `b` (1 worker), whose job joins on `a`;
+// 2. the same with both of `a`'s 2 workers waiting on `b`;
+// 3. a task of `a` joins a handle of `b`, whose task submits to `a` and
+//    joins that;
+// 4. a cycle of three one-worker pools: `a` waits on `b`, `b` on `c`, and
+//    `c`'s job joins on `a`.
+#[test]
+fn cross_pool_waits() {
+    check("cross_pool_install_round_trip", 20_000, 3, || {
+        let a = ThreadPool::new(1);
+        let b = ThreadPool::new(1);
+        let value = a.install(|| b.install(|| a.join(|| 1, || 2)));
+        assert_eq!(value, (1, 2));
+    });
+    check("cross_pool_two_waiters", 20_000, 3, || {
+        let a = ThreadPool::new(2);
+        let b = ThreadPool::new(1);
+        let ledger = Ledger::new(4);
+        a.join(
+            || b.install(|| a.join(|| ledger.run(0), || ledger.run(1))),
+            || b.install(|| a.join(|| ledger.run(2), || ledger.run(3))),
+        );
+        for piece in 0..4 {
+            assert_eq!(
+                ledger.runs[piece].load(Ordering::SeqCst),
+                1,
+                "piece {piece} ran twice or never"
+            );
+        }
+    });
+    check("cross_pool_handles", 20_000, 3, || {
+        let a = Arc::new(ThreadPool::new(1));
+        let b = Arc::new(ThreadPool::new(1));
+        let (inner_a, inner_b) = (a.clone(), b.clone());
+        let value = a
+            .submit(move || {
+                let innermost_a = inner_a.clone();
+                inner_b
+                    .submit(move || innermost_a.submit(|| 5).join().unwrap())
+                    .join()
+                    .unwrap()
+            })
+            .join()
+            .unwrap();
+        assert_eq!(value, 5);
+        unshare(b).shutdown();
+        unshare(a).shutdown();
+    });
+    check("cross_pool_cycle_of_three", 20_000, 3, || {
+        let a = ThreadPool::new(1);
+        let b = ThreadPool::new(1);
+        let c = ThreadPool::new(1);
+        let value = a.install(|| b.install(|| c.install(|| a.join(|| 1, || 2))));
+        assert_eq!(value, (1, 2));
+    });
+}

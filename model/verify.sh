@@ -12,7 +12,8 @@
 # asserting N against its floor; the summary adds them up.
 #
 # Bounds (seconds) can be overridden from the environment:
-#   FUZZ_SECONDS (per fuzz target, default 60), MIRI_SEEDS (default 16).
+#   FUZZ_SECONDS (per fuzz target, default 60), MIRI_SEEDS (default 16),
+#   MIRI_POOL_SEEDS (default 32).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,7 @@ SUMMARY="$LOGS/summary.txt"
 FAILED=0
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 MIRI_SEEDS=${MIRI_SEEDS:-16}
+MIRI_POOL_SEEDS=${MIRI_POOL_SEEDS:-32}
 
 row() { printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' "$@" | tee -a "$SUMMARY"; }
 
@@ -108,15 +110,28 @@ step_fuzz() {
 
 step_miri() {
     # Deque tests over many seeds (each seed another schedule and weak-memory
-    # choice); the pool's API and panic tests once. Counts are scaled down
+    # choice), under both aliasing models; the pool's API, panic and edge
+    # tests once; and the pool's cross-thread waits (tests/pool_miri.rs:
+    # stolen scope tasks and join halves, install, handles, two pools) over
+    # many seeds under both models, where a completion signalled while a
+    # frame still holds a protected borrow shows up. Counts are scaled down
     # under cfg(miri) in the tests themselves.
-    run miri_deque 1500 "deque: UB, races, leaks" "Miri, ${MIRI_SEEDS} seeds" -- \
+    run miri_deque 1500 "deque: UB, races, leaks" "Miri SB, ${MIRI_SEEDS} seeds" -- \
         env MIRIFLAGS="-Zmiri-many-seeds=0..${MIRI_SEEDS}" CARGO_TARGET_DIR=target/miri \
+        cargo +nightly miri test --test deque_threads
+    run miri_deque_tb 1500 "deque: UB under Tree Borrows" "Miri TB, ${MIRI_SEEDS} seeds" -- \
+        env MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-many-seeds=0..${MIRI_SEEDS}" CARGO_TARGET_DIR=target/miri \
         cargo +nightly miri test --test deque_threads
     run miri_deque_model 1500 "deque vs reference model" "Miri" -- \
         env CARGO_TARGET_DIR=target/miri cargo +nightly miri test --test deque_proptest
     run miri_pool 1500 "pool: UB, races, leaks" "Miri" -- \
-        env CARGO_TARGET_DIR=target/miri cargo +nightly miri test --test pool_api --test pool_panics
+        env CARGO_TARGET_DIR=target/miri cargo +nightly miri test --test pool_api --test pool_panics --test pool_edges
+    run miri_pool_waits_sb 1500 "pool waits: protected borrows" "Miri SB, ${MIRI_POOL_SEEDS} seeds" -- \
+        env MIRIFLAGS="-Zmiri-many-seeds=0..${MIRI_POOL_SEEDS}" CARGO_TARGET_DIR=target/miri \
+        cargo +nightly miri test --test pool_miri
+    run miri_pool_waits_tb 1500 "pool waits: protected borrows" "Miri TB, ${MIRI_POOL_SEEDS} seeds" -- \
+        env MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-many-seeds=0..${MIRI_POOL_SEEDS}" CARGO_TARGET_DIR=target/miri \
+        cargo +nightly miri test --test pool_miri
 }
 
 step_tsan() {

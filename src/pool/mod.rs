@@ -51,6 +51,41 @@ use worker::WorkerThread;
 ///
 /// Dropping the pool (or [`shutdown`](ThreadPool::shutdown)) runs every task
 /// already queued, and everything those tasks spawn, then joins the threads.
+///
+/// # Waiting on a worker
+///
+/// A worker that waits on the pool (`join`, `scope`, `install`,
+/// [`JoinHandle::join`], `wait_all`) keeps running the pool's other jobs
+/// until the wait is over, so a fixed number of workers never deadlocks on
+/// nested work. The same holds for waits that cross pools: a worker of pool
+/// A calling `b.install(..)`, `b.join(..)`, `b.scope(..)` or joining a
+/// handle of `b` keeps running A's jobs meanwhile, so pools may call into
+/// each other in any direction:
+///
+/// ```
+/// use std::sync::Arc;
+/// use stealpool::ThreadPool;
+///
+/// let a = Arc::new(ThreadPool::new(1));
+/// let b = Arc::new(ThreadPool::new(1));
+/// let (inner_a, inner_b) = (a.clone(), b.clone());
+/// // a's only worker waits on b, whose task needs a's worker again.
+/// let value = a
+///     .submit(move || {
+///         inner_b
+///             .submit(move || inner_a.submit(|| 5).join().unwrap())
+///             .join()
+///             .unwrap()
+///     })
+///     .join()
+///     .unwrap();
+/// assert_eq!(value, 5);
+/// ```
+///
+/// What the pool cannot see, it cannot help with: a task that blocks on a
+/// plain `Mutex`, a channel, I/O or another pool's `wait_all` blocks its
+/// worker, and if what it waits for needs that worker, it deadlocks. Keep
+/// such waits out of tasks, or give the pool enough workers for them.
 pub struct ThreadPool {
     registry: Arc<Registry>,
     threads: Vec<thread::JoinHandle<()>>,
@@ -259,6 +294,9 @@ impl ThreadPool {
     /// for (a task spawned in a scope, or a half of a `join`): that waiter
     /// cannot finish before the call returns. Call it from outside the pool,
     /// or from tasks nothing waits for.
+    ///
+    /// On a worker of *another* pool it blocks that worker like a thread
+    /// outside every pool, without running its own pool's jobs meanwhile.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,0 +1,138 @@
+#![cfg(not(any(feature = "loom", feature = "shuttle")))]
+//! Waits that cross pools, on real threads: a worker of one pool that waits
+//! on another (`install`, `join`, `scope`, a `JoinHandle`) keeps running its
+//! own pool's jobs, so pools that call into each other never deadlock for
+//! want of a worker, even with one worker each.
+
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::{mpsc, Arc};
+use std::thread;
+use std::time::Duration;
+use stealpool::ThreadPool;
+
+/// Rounds of each program: each round is a fresh race between the pools.
+const ROUNDS: usize = 200;
+
+/// Runs `program` on another thread and fails if it has not finished in
+/// 60 s (a deadlock), instead of hanging the test binary.
+fn completes<R: Send + 'static>(program: impl FnOnce() -> R + Send + 'static) -> R {
+    let (done, finished) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = done.send(program());
+    });
+    finished
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the program deadlocked")
+}
+
+/// The review's first program: `a`'s only worker waits in `b.install`, and
+/// `b`'s job joins on `a`.
+#[test]
+fn install_then_join_back_one_worker_each() {
+    completes(|| {
+        for _ in 0..ROUNDS {
+            let a = ThreadPool::new(1);
+            let b = ThreadPool::new(1);
+            assert_eq!(a.install(|| b.install(|| a.join(|| 1, || 2))), (1, 2));
+        }
+    });
+}
+
+/// The second: both of `a`'s workers wait on `b` at once, and each of `b`'s
+/// jobs joins on `a`.
+#[test]
+fn both_workers_wait_on_another_pool() {
+    completes(|| {
+        for _ in 0..ROUNDS {
+            let a = ThreadPool::new(2);
+            let b = ThreadPool::new(1);
+            let ran = AtomicUsize::new(0);
+            let work = || {
+                ran.fetch_add(1, SeqCst);
+            };
+            a.join(
+                || b.install(|| a.join(work, work)),
+                || b.install(|| a.join(work, work)),
+            );
+            assert_eq!(ran.load(SeqCst), 4);
+        }
+    });
+}
+
+/// The third: a task of `a` joins a handle of `b`, whose task submits to
+/// `a` and joins that.
+#[test]
+fn handles_across_pools() {
+    completes(|| {
+        for _ in 0..ROUNDS {
+            let a = Arc::new(ThreadPool::new(1));
+            let b = Arc::new(ThreadPool::new(1));
+            let (inner_a, inner_b) = (a.clone(), b.clone());
+            let value = a
+                .submit(move || {
+                    let innermost_a = inner_a.clone();
+                    inner_b
+                        .submit(move || innermost_a.submit(|| 5).join().unwrap())
+                        .join()
+                        .unwrap()
+                })
+                .join()
+                .unwrap();
+            assert_eq!(value, 5);
+        }
+    });
+}
+
+/// A cycle of three one-worker pools, through `install`, `scope` and
+/// `join`.
+#[test]
+fn a_cycle_of_three_pools() {
+    completes(|| {
+        for _ in 0..ROUNDS {
+            let a = ThreadPool::new(1);
+            let b = ThreadPool::new(1);
+            let c = ThreadPool::new(1);
+            let mut cells = [0u32; 2];
+            let (a, c) = (&a, &c);
+            a.install(|| {
+                b.scope(|s| {
+                    let cells = &mut cells;
+                    s.spawn(move |_| {
+                        c.install(|| {
+                            let (x, y) = a.join(|| 1, || 2);
+                            cells[0] = x;
+                            cells[1] = y;
+                        })
+                    });
+                })
+            });
+            assert_eq!(cells, [1, 2]);
+        }
+    });
+}
+
+/// A worker waiting on another pool runs its own pool's queued tasks
+/// meanwhile: the task it waits for (on `b`) cannot finish until a task
+/// queued on `a` has run, and `a` has one worker, the waiting one.
+#[test]
+fn a_waiting_worker_runs_its_own_pools_tasks() {
+    completes(|| {
+        let a = Arc::new(ThreadPool::new(1));
+        let b = ThreadPool::new(1);
+        let flag = Arc::new(AtomicUsize::new(0));
+        let (task_flag, inner_a) = (flag.clone(), a.clone());
+        let seen = a.install(move || {
+            inner_a.spawn(move || {
+                task_flag.store(1, SeqCst);
+            });
+            // Spins on b's worker until a's queued task has run.
+            b.install(|| {
+                while flag.load(SeqCst) == 0 {
+                    thread::yield_now();
+                }
+                flag.load(SeqCst)
+            })
+        });
+        assert_eq!(seen, 1);
+    });
+}
