@@ -203,10 +203,21 @@ impl<F: FnOnce() + Send> HeapJob<F> {
 /// Drops a panic payload whose own `Drop` may panic, without unwinding: a
 /// panic escaping a job could leave a `join` or `scope` frame while another
 /// thread still uses it (J1).
+///
+/// The `Drop` that panicked leaves a new payload, usually a plain string; it
+/// is dropped the same way, and so on, up to `NESTED_DROPS` payloads deep.
+/// A payload still left after that (a chain of `Drop`s that all panic) is
+/// leaked rather than dropped: leaking is safe, unwinding here is not.
 pub(crate) fn drop_payload(payload: Box<dyn Any + Send>) {
-    if let Err(nested) = panic::catch_unwind(AssertUnwindSafe(|| drop(payload))) {
-        std::mem::forget(nested);
+    const NESTED_DROPS: usize = 4;
+    let mut payload = payload;
+    for _ in 0..NESTED_DROPS {
+        match panic::catch_unwind(AssertUnwindSafe(|| drop(payload))) {
+            Ok(()) => return,
+            Err(nested) => payload = nested,
+        }
     }
+    std::mem::forget(payload);
 }
 
 /// Drops `value`, whose `Drop` may panic, without unwinding: for what is
