@@ -2,8 +2,8 @@
 # The whole verification gauntlet in one command, with a summary table.
 #
 #   model/verify.sh            everything, with the bounds CI uses
-#   model/verify.sh STEP...    only these steps (fmt clippy test loom shuttle
-#                              fuzz miri tsan mutants_smoke mutants)
+#   model/verify.sh STEP...    only these steps (fmt clippy test stack loom
+#                              shuttle fuzz miri tsan mutants_smoke mutants)
 #
 # Each step runs under `timeout`, logs to target/verify/STEP.log, and adds a
 # row to the summary: property, checker, executions, time, result. Model
@@ -147,6 +147,13 @@ step_tsan() {
         cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu --no-fail-fast "${tests[@]}"
 }
 
+step_stack() {
+    # join recursion 10 000 deep on 2 workers with the default worker stack,
+    # and no more stack per level than rayon (examples/join_stack.rs).
+    run stack 900 "join depth 10000, stack vs rayon" "release run" -- \
+        cargo run --release --example join_stack -- --check 10000
+}
+
 step_mutants() { run mutants 3000 "each ordering is needed" "loom on mutants" -- model/mutants.sh; }
 
 # A bounded sample of the mutation check for CI: the two historical bugs and
@@ -161,7 +168,7 @@ step_mutants_smoke() {
 }
 
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy test loom shuttle fuzz miri tsan mutants_smoke)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy test stack loom shuttle fuzz miri tsan mutants_smoke)
 
 printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
 printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"

@@ -167,8 +167,14 @@ fn spawn_allocates_once() {
         outside <= 1.0 + AMORTIZED,
         "spawn from outside: {outside} allocations per task"
     );
+    // A scope's tasks pile up on the deques of the 2 workers (the owner's,
+    // and a thief's through batch steals), and a round that reaches a new
+    // peak doubles a deque's buffer: at most log2(TASKS) times per deque
+    // over the pool's life, whichever round it falls in. One allocation more
+    // per task would be TASKS more.
+    let growth = 2.0 * (TASKS as f64).log2().ceil() / TASKS as f64;
     assert!(
-        scoped <= 1.0 + AMORTIZED,
+        scoped <= 1.0 + growth,
         "Scope::spawn: {scoped} allocations per task"
     );
 }

@@ -87,14 +87,6 @@ pub(crate) enum JobResult<R> {
 }
 
 impl<R> JobResult<R> {
-    /// Runs `f`, catching a panic.
-    pub(crate) fn call(f: impl FnOnce() -> R) -> Self {
-        match panic::catch_unwind(AssertUnwindSafe(f)) {
-            Ok(value) => JobResult::Ok(value),
-            Err(payload) => JobResult::Panic(payload),
-        }
-    }
-
     /// The value, re-raising a caught panic in the caller.
     pub(crate) fn into_return_value(self) -> R {
         match self {
@@ -105,13 +97,22 @@ impl<R> JobResult<R> {
     }
 }
 
+/// What a `StackJob` holds: its closure until it runs, then its outcome.
+/// One enum, so the closure and the result share their bytes.
+enum JobState<F, R> {
+    Pending(F),
+    Ok(R),
+    Panic(Box<dyn Any + Send>),
+    /// Taken: run inline, dropped unrun, or its outcome read.
+    Empty,
+}
+
 /// A job in the stack frame of the thread that waits for it.
 #[repr(C)]
 pub(crate) struct StackJob<L: Latch, F, R> {
     header: JobHeader,
     pub(crate) latch: L,
-    func: UnsafeCell<Option<F>>,
-    result: UnsafeCell<JobResult<R>>,
+    state: UnsafeCell<JobState<F, R>>,
 }
 
 impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
@@ -121,8 +122,7 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
                 execute: Self::execute,
             },
             latch,
-            func: UnsafeCell::new(Some(func)),
-            result: UnsafeCell::new(JobResult::None),
+            state: UnsafeCell::new(JobState::Pending(func)),
         }
     }
 
@@ -131,7 +131,7 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     /// # Safety
     ///
     /// `self` stays where it is until the job has run (its latch is set) or
-    /// the reference has been taken back with [`StackJob::run_inline`].
+    /// the reference has been taken back with [`StackJob::run_inline_in_place`].
     pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
         // From the whole job, not just its header: `execute` reaches the other
         // fields through this pointer.
@@ -141,35 +141,78 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     unsafe fn execute(header: NonNull<JobHeader>) {
         // SAFETY: `header` is the first field of a live `StackJob` (repr(C)).
         let this = unsafe { header.cast::<Self>().as_ref() };
-        // SAFETY: the job runs once, so nothing else touches `func` (J2).
-        let func = this.func.with_mut(|func| unsafe { (*func).take() });
-        let func = func.expect("a stack job ran twice");
-        let result = JobResult::call(|| func(true));
-        // SAFETY: the waiter reads `result` only after the latch is set (J2).
-        this.result.with_mut(|slot| unsafe { *slot = result });
+        // SAFETY: the job runs once, so nothing else touches the state (J2).
+        let func = unsafe { this.take_func() }.expect("a stack job ran twice");
+        let state = match panic::catch_unwind(AssertUnwindSafe(|| func(true))) {
+            Ok(value) => JobState::Ok(value),
+            Err(payload) => JobState::Panic(payload),
+        };
+        // SAFETY: the waiter reads the state only after the latch is set
+        // (J2); the slot is `Empty`, so nothing is dropped here.
+        this.state
+            .with_mut(|slot| unsafe { std::ptr::write(slot, state) });
         // SAFETY: after this call the waiter may return and free `this`;
         // nothing of `this` is touched afterwards (J1).
         unsafe { Latch::set(&this.latch) };
     }
 
     /// Runs the job on the calling thread (it was popped back before any
-    /// thief took it) and returns its value.
-    pub(crate) fn run_inline(self) -> R {
-        let func = self.func.with_mut(|func| unsafe { (*func).take() });
+    /// thief took it) and returns its value. In place: a by-value `self`
+    /// costs a copy of the whole job in the caller's frame.
+    ///
+    /// # Safety
+    ///
+    /// The job was popped back: no thief has it.
+    pub(crate) unsafe fn run_inline_in_place(&self) -> R {
+        // SAFETY: popped back, so nothing else touches `func`.
+        let func = unsafe { self.take_func() };
         func.expect("a stack job ran twice")(false)
+    }
+
+    /// Takes the closure out without running it (`None` if it ran).
+    ///
+    /// # Safety
+    ///
+    /// The job is not running and will not run elsewhere: it was popped
+    /// back, or its latch is set.
+    pub(crate) unsafe fn take_func(&self) -> Option<F> {
+        // SAFETY: as above; the closure is read out in place and its slot
+        // marked `Empty` without dropping anything.
+        self.state.with_mut(|state| unsafe {
+            match &*state {
+                JobState::Pending(func) => {
+                    let func = std::ptr::read(func);
+                    std::ptr::write(state, JobState::Empty);
+                    Some(func)
+                }
+                _ => None,
+            }
+        })
+    }
+
+    /// Takes the result out, leaving `Empty`.
+    ///
+    /// # Safety
+    ///
+    /// The latch is set (J2).
+    pub(crate) unsafe fn take_job_result(&self) -> JobResult<R> {
+        // SAFETY: as above; read out in place.
+        self.state.with_mut(|state| unsafe {
+            let result = match &*state {
+                JobState::Ok(value) => JobResult::Ok(std::ptr::read(value)),
+                JobState::Panic(payload) => JobResult::Panic(std::ptr::read(payload)),
+                JobState::Pending(_) | JobState::Empty => return JobResult::None,
+            };
+            std::ptr::write(state, JobState::Empty);
+            result
+        })
     }
 
     /// The result, once the latch is set; re-raises a panic of the job.
     pub(crate) fn into_result(self) -> R {
-        self.into_job_result().into_return_value()
-    }
-
-    /// The result as it was left, once the latch is set.
-    pub(crate) fn into_job_result(self) -> JobResult<R> {
         // SAFETY: the latch is set, so `execute` wrote the result and will
         // not touch the job again (J2).
-        self.result
-            .with_mut(|slot| unsafe { std::mem::replace(&mut *slot, JobResult::None) })
+        unsafe { self.take_job_result() }.into_return_value()
     }
 }
 

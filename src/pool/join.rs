@@ -7,11 +7,11 @@
 //! left only after that, so a stolen job never outlives what it borrows
 //! (J1 in `proofs/join.md`).
 
-use super::job::{drop_quietly, JobResult, StackJob};
+use super::job::{drop_quietly, JobRef, StackJob};
 use super::latch::WorkerLatch;
 use super::worker::WorkerThread;
 use std::any::Any;
-use std::panic;
+use std::panic::{self, AssertUnwindSafe};
 
 /// `join` on the current worker thread.
 pub(crate) fn join_on_worker<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
@@ -31,20 +31,43 @@ where
     let job_b_id = &raw const job_b;
     worker.push(job_b_ref);
 
-    let result_a = JobResult::call(a);
+    // `a`'s value lives in registers; its panic goes to a cold path.
+    let result_a = match panic::catch_unwind(AssertUnwindSafe(a)) {
+        Ok(value) => value,
+        Err(payload) => a_panicked(worker, &job_b, payload),
+    };
 
-    // Take `b` back, or wait for its thief.
-    while !job_b.latch.probe() {
-        match worker.pop_local() {
-            Some(job) if job.is(job_b_id.cast()) => {
-                // Not stolen: run it here, unless `a` panicked, in which case
-                // `b` is dropped unrun and `a`'s panic propagates.
-                if let JobResult::Panic(payload) = result_a {
-                    drop_then_resume(job_b, payload);
-                }
-                let result_b = job_b.run_inline();
-                return (result_a.into_return_value(), result_b);
-            }
+    // Take `b` back: the common case, inline. Anything else (a thief took
+    // it, or tasks `a` spawned sit above it) goes to a cold path.
+    let first = if job_b.latch.probe() {
+        None
+    } else {
+        worker.pop_local()
+    };
+    let result_b = match first {
+        // SAFETY: popped back.
+        Some(job) if job.is(job_b_id.cast()) => unsafe { job_b.run_inline_in_place() },
+        first => finish_b(worker, &job_b, first),
+    };
+    (result_a, result_b)
+}
+
+/// `b` was not on top of the deque: run what is above it, then run `b`
+/// if it is still there, or wait for its thief (work-while-waiting).
+/// `first` is what the caller popped (`None`: nothing, or the latch was set).
+#[cold]
+#[inline(never)]
+fn finish_b<F, R>(worker: &WorkerThread, job_b: &StackJob<WorkerLatch<'_>, F, R>, first: Option<JobRef>) -> R
+where
+    F: FnOnce(bool) -> R + Send,
+    R: Send,
+{
+    let job_b_id: *const StackJob<WorkerLatch<'_>, F, R> = job_b;
+    let mut next = first;
+    loop {
+        match next {
+            // SAFETY: popped back.
+            Some(job) if job.is(job_b_id.cast()) => return unsafe { job_b.run_inline_in_place() },
             // Jobs pushed above `b` (tasks `a` spawned): run them meanwhile.
             Some(job) => worker.execute(job),
             None => {
@@ -53,21 +76,45 @@ where
                 break;
             }
         }
+        if job_b.latch.probe() {
+            break;
+        }
+        next = worker.pop_local();
     }
-    // `b` ran elsewhere. `a`'s panic goes first, and whatever `b` left (its
-    // value or its panic) is dropped before that panic unwinds.
-    if let JobResult::Panic(payload) = result_a {
-        drop_then_resume(job_b.into_job_result(), payload);
-    }
-    (result_a.into_return_value(), job_b.into_result())
+    // SAFETY: the latch is set.
+    unsafe { job_b.take_job_result() }.into_return_value()
 }
 
-/// Drops what is left of `b` without unwinding, then re-raises `a`'s panic.
-/// Dropped during the unwinding instead, a panicking `Drop` in it (a second
-/// panic payload's, say) would abort the process.
+/// `a` panicked: take `b` back (dropping it unrun) or wait for its thief
+/// (dropping what it left), then re-raise `a`'s panic. Dropped during the
+/// unwinding instead, a panicking `Drop` in what `b` left would abort.
 #[cold]
 #[inline(never)]
-fn drop_then_resume<T>(leftover: T, payload: Box<dyn Any + Send>) -> ! {
-    drop_quietly(leftover);
+fn a_panicked<F, R>(
+    worker: &WorkerThread,
+    job_b: &StackJob<WorkerLatch<'_>, F, R>,
+    payload: Box<dyn Any + Send>,
+) -> !
+where
+    F: FnOnce(bool) -> R + Send,
+    R: Send,
+{
+    let job_b_id: *const StackJob<WorkerLatch<'_>, F, R> = job_b;
+    while !job_b.latch.probe() {
+        match worker.pop_local() {
+            Some(job) if job.is(job_b_id.cast()) => {
+                // SAFETY: popped back, so no thief runs it.
+                drop_quietly(unsafe { job_b.take_func() });
+                panic::resume_unwind(payload);
+            }
+            Some(job) => worker.execute(job),
+            None => {
+                worker.wait_until(&job_b.latch.core);
+                break;
+            }
+        }
+    }
+    // SAFETY: the latch is set.
+    drop_quietly(unsafe { job_b.take_job_result() });
     panic::resume_unwind(payload)
 }
