@@ -11,6 +11,11 @@ use super::ordering::SLOT;
 use crate::sync::{leak_track, AtomicPtr, LeakTrack};
 use std::ptr;
 
+/// The largest capacity a buffer can have: the largest power of two whose
+/// slots fit in `isize::MAX` bytes, the most any allocation may hold.
+pub(crate) const MAX_CAPACITY: usize =
+    (isize::MAX as usize / std::mem::size_of::<AtomicPtr<()>>()).div_ceil(2);
+
 pub(crate) struct Buffer {
     /// `capacity - 1`; capacity is a power of two.
     mask: usize,
@@ -24,7 +29,7 @@ pub(crate) struct Buffer {
 impl Buffer {
     /// Allocates a buffer of `capacity` (a power of two) null slots.
     pub(crate) fn alloc(capacity: usize, prev: *mut Buffer) -> *mut Buffer {
-        debug_assert!(capacity.is_power_of_two());
+        debug_assert!(capacity.is_power_of_two() && capacity <= MAX_CAPACITY);
         let slots = (0..capacity).map(|_| AtomicPtr::new(ptr::null_mut())).collect();
         Box::into_raw(Box::new(Buffer {
             mask: capacity - 1,

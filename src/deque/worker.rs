@@ -1,6 +1,6 @@
 //! The owner's end of the deque: push and pop at the bottom.
 
-use super::buffer::Buffer;
+use super::buffer::{Buffer, MAX_CAPACITY};
 use super::ordering::{
     fence, CAS_FAILURE, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_STORE_BOTTOM, PUBLISH_BUFFER, PUSH_LOAD_TOP,
     PUSH_STORE_BOTTOM,
@@ -57,7 +57,22 @@ impl<T: Element> Worker<T> {
     /// worker.push(1);
     /// assert_eq!(worker.len(), 1);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `capacity`, rounded up, is more slots than one allocation can hold
+    /// (`isize::MAX` bytes: 2^59 slots on a 64-bit target). Below that, a
+    /// buffer the system cannot allocate aborts like any failed allocation.
+    ///
+    /// ```should_panic
+    /// let _ = stealpool::deque::Worker::<usize>::with_capacity(usize::MAX);
+    /// ```
     pub fn with_capacity(capacity: usize) -> Self {
+        assert!(
+            capacity <= MAX_CAPACITY,
+            "stealpool::deque::Worker::with_capacity: capacity {capacity} is more than the largest \
+             deque buffer, {MAX_CAPACITY} slots"
+        );
         let capacity = capacity.max(1).next_power_of_two();
         let inner = Arc::new(Inner::new(capacity));
         let buffer = Cell::new(inner.buffer.load(OWNER_LOCAL));
@@ -181,6 +196,12 @@ impl<T: Element> Worker<T> {
         let old = self.buffer.get();
         // SAFETY: the current buffer is freed only with `inner`.
         let capacity = unsafe { (*old).capacity() } * 2;
+        // Before anything changes, so the deque is intact if this panics.
+        assert!(
+            capacity <= MAX_CAPACITY,
+            "stealpool::deque::Worker::push: the deque holds {} elements and cannot grow past {MAX_CAPACITY}",
+            capacity / 2
+        );
         let new = Buffer::alloc(capacity, old);
         for index in top..bottom {
             // D11: relaxed copies; D10 publishes them.
