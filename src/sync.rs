@@ -30,6 +30,18 @@ mod imp {
         pub(crate) use loom::thread::{current, park, spawn, yield_now, Builder, JoinHandle, Thread};
     }
 
+    /// Under the model checkers both barriers are `fence(SeqCst)`: exact for
+    /// a light barrier paired with a heavy one, the only pairing the code
+    /// relies on (M1 in `proofs/sleep.md`).
+    #[inline(always)]
+    pub(crate) fn light_barrier() {
+        fence(std::sync::atomic::Ordering::SeqCst);
+    }
+    pub(crate) fn heavy_barrier() {
+        fence(std::sync::atomic::Ordering::SeqCst);
+    }
+    pub(crate) fn register_barriers() {}
+
     /// Under loom, a value whose leak fails the model: the deque's buffers
     /// carry one, so a buffer that is never reclaimed is reported.
     pub(crate) type LeakTrack = loom::alloc::Track<()>;
@@ -51,6 +63,16 @@ mod imp {
         pub(crate) use shuttle::thread::{current, park, spawn, yield_now, Builder, JoinHandle, Thread};
     }
 
+    /// As under loom: both barriers are `fence(SeqCst)` (M1).
+    #[inline(always)]
+    pub(crate) fn light_barrier() {
+        fence(std::sync::atomic::Ordering::SeqCst);
+    }
+    pub(crate) fn heavy_barrier() {
+        fence(std::sync::atomic::Ordering::SeqCst);
+    }
+    pub(crate) fn register_barriers() {}
+
     pub(crate) type LeakTrack = ();
     pub(crate) fn leak_track() -> LeakTrack {}
 }
@@ -68,6 +90,8 @@ mod imp {
         pub(crate) use std::thread::{current, park, spawn, yield_now, Builder, JoinHandle, Thread};
     }
 
+    pub(crate) use super::asymmetric::{heavy_barrier, light_barrier, register_barriers};
+
     pub(crate) type LeakTrack = ();
     pub(crate) fn leak_track() -> LeakTrack {}
 }
@@ -75,6 +99,102 @@ mod imp {
 #[allow(unused_imports)] // each backend exports the full set; not every build uses all
 pub(crate) use imp::*;
 pub(crate) use std::sync::atomic::Ordering;
+
+/// Asymmetric barriers for a store-buffering pair with one hot side (M1 in
+/// `proofs/sleep.md`): the hot side runs [`light_barrier`], which only stops
+/// the compiler, and the rare side [`heavy_barrier`], which makes every
+/// running thread of the process execute a full barrier (Linux
+/// `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`). Where that is not
+/// available (other systems, a seccomp profile that refuses it, Miri), both
+/// sides are `fence(SeqCst)`.
+///
+/// A light barrier orders nothing against another light barrier, a plain
+/// fence or an RMW: it may only pair with a heavy one.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+mod asymmetric {
+    use std::sync::atomic::{compiler_fence, fence, AtomicBool, Ordering::Relaxed, Ordering::SeqCst};
+    use std::sync::Once;
+
+    /// Whether heavy barriers are process-wide, so light ones need only
+    /// stop the compiler. Set once, before any pool's worker starts (M1).
+    static EXPEDITED: AtomicBool = AtomicBool::new(false);
+
+    /// Registers the process for expedited barriers, once. `Builder::build`
+    /// calls it before it starts any worker, so every worker (the only
+    /// threads that run heavy barriers) reads `EXPEDITED` after it is set.
+    pub(crate) fn register_barriers() {
+        static ONCE: Once = Once::new();
+        // M1: relaxed; `Once` and the spawn of each worker order it before
+        // every heavy barrier. A thread that reads a stale `false` runs a
+        // full fence as its light barrier, which is only stronger.
+        ONCE.call_once(|| EXPEDITED.store(membarrier::register(), Relaxed));
+    }
+
+    /// The hot side of an asymmetric pair.
+    #[inline(always)]
+    pub(crate) fn light_barrier() {
+        // M1: relaxed, see `register_barriers`.
+        if EXPEDITED.load(Relaxed) {
+            compiler_fence(SeqCst);
+        } else {
+            fence(SeqCst);
+        }
+    }
+
+    /// The rare side of an asymmetric pair: a full fence here and, when
+    /// registered, on every other running thread of the process.
+    pub(crate) fn heavy_barrier() {
+        fence(SeqCst);
+        // M1: relaxed, see `register_barriers`.
+        if EXPEDITED.load(Relaxed) {
+            membarrier::expedited();
+        }
+    }
+
+    #[cfg(all(target_os = "linux", not(miri)))]
+    mod membarrier {
+        use libc::{c_int, c_long};
+
+        const CMD_QUERY: c_int = 0;
+        const CMD_PRIVATE_EXPEDITED: c_int = 1 << 3;
+        const CMD_REGISTER_PRIVATE_EXPEDITED: c_int = 1 << 4;
+
+        fn membarrier(cmd: c_int) -> c_long {
+            // SAFETY: membarrier(2) takes (cmd, flags, cpu_id) by value and
+            // touches no memory of ours.
+            unsafe { libc::syscall(libc::SYS_membarrier, cmd, 0 as libc::c_uint, 0 as c_int) }
+        }
+
+        /// Whether the kernel supports private expedited barriers and this
+        /// process is now registered for them.
+        pub(super) fn register() -> bool {
+            let supported = membarrier(CMD_QUERY);
+            let needed = (CMD_PRIVATE_EXPEDITED | CMD_REGISTER_PRIVATE_EXPEDITED) as c_long;
+            supported >= 0 && supported & needed == needed && membarrier(CMD_REGISTER_PRIVATE_EXPEDITED) == 0
+        }
+
+        pub(super) fn expedited() {
+            // Registered, the command cannot fail; if it ever did, the light
+            // barriers would be unpaired, so stop rather than go on.
+            if membarrier(CMD_PRIVATE_EXPEDITED) != 0 {
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "stealpool: membarrier failed after registration; aborting"
+                );
+                std::process::abort();
+            }
+        }
+    }
+
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    mod membarrier {
+        pub(super) fn register() -> bool {
+            false
+        }
+        pub(super) fn expedited() {}
+    }
+}
 
 /// A statistics counter. Always a `std` atomic, under every backend:
 /// statistics order nothing and decide nothing (proof T1), so the model

@@ -30,3 +30,23 @@ pub(crate) fn fence(order: Option<crate::sync::Ordering>) {
         crate::sync::fence(order);
     }
 }
+
+/// Which side of an asymmetric pair a barrier is (M1 in `proofs/sleep.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Barrier {
+    /// The hot side: pairs only with a heavy barrier.
+    Light,
+    /// The rare side.
+    Heavy,
+}
+
+/// Runs a barrier if the ordering table asks for one (a weakened barrier is
+/// `None`: no barrier at all).
+#[inline(always)]
+pub(crate) fn barrier(barrier: Option<Barrier>) {
+    match barrier {
+        Some(Barrier::Light) => crate::sync::light_barrier(),
+        Some(Barrier::Heavy) => crate::sync::heavy_barrier(),
+        None => {}
+    }
+}

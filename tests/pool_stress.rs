@@ -730,3 +730,27 @@ fn scope_tree_sums_exactly() {
     pool.scope(|s| tree(s, depth, &total));
     assert_eq!(total.load(Relaxed), (1 << (depth + 1)) - 1);
 }
+
+/// A task spawns a child and then blocks outside the pool until the child
+/// has run (loom's `spawn_then_block`, on real threads, with the light and
+/// heavy barriers of S3/S2 as they are on this machine: membarrier where
+/// Linux offers it). The other worker must not sleep through the child.
+#[test]
+fn spawn_then_block_outside_the_pool() {
+    let pool = std::sync::Arc::new(ThreadPool::new(2));
+    let rounds = if cfg!(miri) { 5 } else { 2_000 };
+    for round in 0..rounds {
+        let spawner = pool.clone();
+        let (ran, child_ran) = std::sync::mpsc::channel();
+        let handle = pool.submit(move || {
+            spawner.spawn(move || {
+                let _ = ran.send(());
+            });
+            child_ran.recv_timeout(std::time::Duration::from_secs(30)).is_ok()
+        });
+        assert!(
+            handle.join().unwrap(),
+            "round {round}: the child was stranded for 30 s"
+        );
+    }
+}

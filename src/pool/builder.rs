@@ -102,6 +102,8 @@ impl Builder {
         if num_threads > MAX_WORKERS {
             return Err(BuildError(ErrorKind::TooManyThreads(num_threads)));
         }
+        // M1: before any worker starts, so every worker sees the result.
+        crate::sync::register_barriers();
         let deques: Vec<Worker<JobRef>> = (0..num_threads)
             .map(|_| Worker::with_capacity(DEQUE_CAPACITY))
             .collect();

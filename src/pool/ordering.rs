@@ -8,16 +8,19 @@
 use crate::sync::Ordering;
 #[allow(unused_imports)] // some appear only in weakened builds
 use crate::sync::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
-pub(crate) use crate::weaken::fence;
 use crate::weaken::orderings;
+pub(crate) use crate::weaken::{barrier, fence, Barrier};
 
 orderings! {
     /// S2: the fence between a searcher's registration and its scan.
     SEARCHER_FENCE: Option<Ordering> = Some(SeqCst), weakened "searcher_fence" => None;
-    /// S2: the fence between a sleeper's registration and its final check.
-    SLEEPER_FENCE: Option<Ordering> = Some(SeqCst), weakened "sleeper_fence" => None;
-    /// S3: the fence between making work available and reading the counters.
-    PRODUCER_FENCE: Option<Ordering> = Some(SeqCst), weakened "producer_fence" => None;
+    /// S2: the barrier between a sleeper's registration and its final check:
+    /// the heavy side of the pair with S3 (M1), paid once per sleep.
+    SLEEPER_FENCE: Option<Barrier> = Some(Barrier::Heavy), weakened "sleeper_fence" => None;
+    /// S3: the barrier between making work available and reading the
+    /// counters: the light side of the pair with S2 (M1), paid on every push
+    /// (every `join`).
+    PRODUCER_FENCE: Option<Barrier> = Some(Barrier::Light), weakened "producer_fence" => None;
     /// L1: setting a latch. Release publishes the job's result to L2. The
     /// setter needs nothing from the waiter: seeing `SLEEPING`, it takes the
     /// sleep lock, which orders the rest.

@@ -17,7 +17,7 @@
 //! wakers also take, so a wake-up cannot fall between check and wait.
 
 use super::latch::CoreLatch;
-use super::ordering::{fence, COUNTERS_RMW, PRODUCER_FENCE, RELAXED, SEARCHER_FENCE, SLEEPER_FENCE};
+use super::ordering::{barrier, fence, COUNTERS_RMW, PRODUCER_FENCE, RELAXED, SEARCHER_FENCE, SLEEPER_FENCE};
 use crate::sync::{AtomicUsize, Condvar, Mutex, MutexGuard};
 
 /// One searching worker in `counters`.
@@ -113,9 +113,10 @@ impl Sleep {
     /// Work was just made available (pushed on a deque or the injector):
     /// wake a sleeper if nobody is searching.
     pub(crate) fn new_work(&self) {
-        // S3: SeqCst fence between the push and the read of `counters`: the
-        // producer's half of the store-buffering pair with S2.
-        fence(PRODUCER_FENCE);
+        // S3: the light barrier between the push and the read of `counters`:
+        // the producer's half of the store-buffering pair with S2's heavy
+        // barrier (M1). On every push, so it costs no instruction.
+        barrier(PRODUCER_FENCE);
         // S4: relaxed; S3 makes it recent enough.
         let counters = self.counters.load(RELAXED);
         if searching(counters) == 0 && sleeping(counters) > 0 {
@@ -195,9 +196,10 @@ impl Sleep {
                 return Wake::Searching;
             }
         }
-        // S2: SeqCst fence between the registration and the final check: the
-        // sleeper's half of the store-buffering pair with S3.
-        fence(SLEEPER_FENCE);
+        // S2: the heavy barrier between the registration and the final
+        // check: the sleeper's half of the store-buffering pair with S3's
+        // light barrier (M1); once per sleep, which is slow anyway.
+        barrier(SLEEPER_FENCE);
         if has_work() {
             self.cancel_locked(&mut asleep, index);
             if let Some(latch) = latch {
