@@ -5,44 +5,23 @@
 //! std cannot use, and panic payloads whose `Drop` panics. Each of these
 //! hung, leaked threads or aborted the process before it was fixed.
 
-use std::any::Any;
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
-use std::sync::{mpsc, Arc, Once, OnceLock, Weak};
+use std::sync::{mpsc, Arc, OnceLock, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use stealpool::ThreadPool;
 
-/// Bounds a wait that must end, so a bug fails the test instead of hanging it.
-const DEADLINE: Duration = Duration::from_secs(if cfg!(miri) { 600 } else { 30 });
+mod common;
+use common::{block_on, message, wait_for, DEADLINE, EXPECTED};
 
-/// Every panic these tests cause on purpose carries this text.
-const EXPECTED: &str = "expected panic";
-
+/// Keeps this file's deliberate panics quiet, `PanicsOnDrop` payloads
+/// included.
 fn quiet_expected_panics() {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let expected =
-                message(payload).is_some_and(|m| m.contains(EXPECTED)) || payload.is::<PanicsOnDrop>();
-            if !expected {
-                default(info);
-            }
-        }));
-    });
-}
-
-/// The text of a string payload, or `None`.
-fn message(payload: &(dyn Any + Send)) -> Option<String> {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
+    common::quiet_expected_panics_or(|payload| payload.is::<PanicsOnDrop>());
 }
 
 /// A value (and a panic payload) whose `Drop` panics; counts its drops.
@@ -52,37 +31,6 @@ impl Drop for PanicsOnDrop {
     fn drop(&mut self) {
         self.0.fetch_add(1, SeqCst);
         panic!("{EXPECTED}: a Drop that panics");
-    }
-}
-
-/// Spins until `flag` is set or [`DEADLINE`] passes; returns whether it was.
-fn wait_for(flag: &AtomicBool) -> bool {
-    let start = Instant::now();
-    while !flag.load(Acquire) {
-        if start.elapsed() > DEADLINE {
-            return false;
-        }
-        thread::yield_now();
-    }
-    true
-}
-
-/// The smallest executor: polls on this thread, parking until woken.
-fn block_on<F: Future>(future: F) -> F::Output {
-    struct ThreadWaker(thread::Thread);
-    impl Wake for ThreadWaker {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let mut future = pin!(future);
-    let waker = Waker::from(Arc::new(ThreadWaker(thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        match future.as_mut().poll(&mut cx) {
-            Poll::Ready(output) => return output,
-            Poll::Pending => thread::park(),
-        }
     }
 }
 

@@ -16,18 +16,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 use stealpool::ThreadPool;
 
-/// `full` on real hardware, `miri` under Miri.
-const fn scaled(full: usize, miri: usize) -> usize {
-    if cfg!(miri) {
-        miri
-    } else {
-        full
-    }
-}
-
-/// How long work may take to start before it counts as stranded. It only
-/// bounds a failure (a lost wake-up would strand work forever).
-const DEADLINE: Duration = Duration::from_secs(if cfg!(miri) { 600 } else { 20 });
+mod common;
+use common::{scaled, wait_for, DEADLINE};
 
 /// Serializes this file's tests: the CPU measurement is process-wide.
 fn serial() -> MutexGuard<'static, ()> {
@@ -123,18 +113,6 @@ fn expect_completions(done: &mpsc::Receiver<()>, n: usize, what: &str) {
             "{what}: only {i} of {n} tasks ran (lost wake-up?)"
         );
     }
-}
-
-/// Spins until `flag` is set; `false` after [`DEADLINE`].
-fn wait_for(flag: &AtomicBool) -> bool {
-    let start = Instant::now();
-    while !flag.load(Acquire) {
-        if start.elapsed() > DEADLINE {
-            return false;
-        }
-        thread::yield_now();
-    }
-    true
 }
 
 #[test]

@@ -13,29 +13,12 @@
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 use std::thread;
 use stealpool::ThreadPool;
 
-/// Panics caused on purpose carry this text; the hook keeps them quiet.
-const EXPECTED: &str = "expected panic";
-
-fn quiet_expected_panics() {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
-            if !message.is_some_and(|m| m.contains(EXPECTED)) {
-                default(info);
-            }
-        }));
-    });
-}
+mod common;
+use common::{quiet_expected_panics, EXPECTED};
 
 /// Spins (yielding) until `flag` is set: the owner of a scope or a join
 /// keeps its worker busy, so the other worker must steal the task.

@@ -5,67 +5,24 @@
 //! borrowed work has finished. Whatever panics, every worker survives and the
 //! pool keeps running.
 
-use std::any::Any;
-use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
-use std::pin::pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
-use std::sync::{Arc, Mutex, Once};
-use std::task::{Context, Poll, Wake, Waker};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 use stealpool::{current_worker_index, ThreadPool};
 
-/// `full` on real hardware, `miri` under Miri.
-const fn scaled(full: usize, miri: usize) -> usize {
-    if cfg!(miri) {
-        miri
-    } else {
-        full
-    }
-}
+mod common;
+use common::{block_on, message, scaled, wait_for, DEADLINE, EXPECTED};
 
-/// Bounds a wait that must end, so a bug fails the test instead of hanging it.
-const DEADLINE: Duration = Duration::from_secs(if cfg!(miri) { 600 } else { 30 });
-
-/// Every panic these tests cause on purpose carries this text.
-const EXPECTED: &str = "expected panic";
-
-/// Silences the default hook for the panics these tests cause on purpose,
-/// so that a real failure's message is not buried; other panics (failed
-/// assertions) are reported as usual.
+/// Keeps this file's deliberate panics quiet, `Code` payloads included.
 fn quiet_expected_panics() {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
-            let expected = match message {
-                Some(message) => message.contains(EXPECTED),
-                None => payload.is::<Code>(),
-            };
-            if !expected {
-                default(info);
-            }
-        }));
-    });
+    common::quiet_expected_panics_or(|payload| payload.is::<Code>());
 }
 
 /// A non-string panic payload.
 #[derive(Debug, PartialEq)]
 struct Code(u32);
-
-/// The text of a string payload, or `None`.
-fn message(payload: &(dyn Any + Send)) -> Option<String> {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-}
 
 /// Every one of `n` callers arrives, then all leave; `false` after
 /// [`DEADLINE`].
@@ -95,18 +52,6 @@ fn assert_every_worker_alive(pool: &ThreadPool) {
     for handle in handles {
         assert!(handle.join().unwrap(), "not every worker is still running tasks");
     }
-}
-
-/// Spins until `flag` is set or [`DEADLINE`] passes; returns whether it was.
-fn wait_for(flag: &AtomicBool) -> bool {
-    let start = Instant::now();
-    while !flag.load(Acquire) {
-        if start.elapsed() > DEADLINE {
-            return false;
-        }
-        thread::yield_now();
-    }
-    true
 }
 
 // ---------------------------------------------------------------- spawn
@@ -242,25 +187,6 @@ fn workers_survive_a_storm_of_panics() {
 }
 
 // ---------------------------------------------------------------- submit
-
-/// The smallest executor: polls on this thread, parking until woken.
-fn block_on<F: Future>(future: F) -> F::Output {
-    struct ThreadWaker(thread::Thread);
-    impl Wake for ThreadWaker {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let mut future = pin!(future);
-    let waker = Waker::from(Arc::new(ThreadWaker(thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        match future.as_mut().poll(&mut cx) {
-            Poll::Ready(output) => return output,
-            Poll::Pending => thread::park(),
-        }
-    }
-}
 
 #[test]
 fn a_submitted_panic_comes_back_through_the_handle() {

@@ -6,25 +6,16 @@
 //!
 //! Counts scale down under Miri.
 
-use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
-use std::pin::pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
-use std::sync::{Arc, Once};
-use std::task::{Context, Poll, Wake, Waker};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 use stealpool::deque::{Steal, Worker};
 use stealpool::ThreadPool;
 
-/// `full` on real hardware, `miri` under Miri.
-const fn scaled(full: usize, miri: usize) -> usize {
-    if cfg!(miri) {
-        miri
-    } else {
-        full
-    }
-}
+mod common;
+use common::{block_on, quiet_expected_panics, scaled, EXPECTED};
 
 /// A xorshift64* generator: cheap, deterministic for a given seed.
 #[derive(Clone)]
@@ -319,46 +310,6 @@ fn many_outside_threads_join_and_install_at_once() {
 }
 
 // ---------------------------------------------------------------- randomized soak
-
-/// Every panic the soak causes on purpose carries this text.
-const EXPECTED: &str = "expected panic";
-
-/// Keeps the soak's deliberate panics off stderr; other panics are reported.
-fn quiet_expected_panics() {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
-            if !message.is_some_and(|m| m.contains(EXPECTED)) {
-                default(info);
-            }
-        }));
-    });
-}
-
-/// The smallest executor: polls on this thread, parking until woken.
-fn block_on<F: Future>(future: F) -> F::Output {
-    struct ThreadWaker(thread::Thread);
-    impl Wake for ThreadWaker {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let mut future = pin!(future);
-    let waker = Waker::from(Arc::new(ThreadWaker(thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        match future.as_mut().poll(&mut cx) {
-            Poll::Ready(output) => return output,
-            Poll::Pending => thread::park(),
-        }
-    }
-}
 
 /// What the soak promised and what the pool did.
 #[derive(Default)]

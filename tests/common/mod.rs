@@ -1,0 +1,94 @@
+//! Helpers the real-thread test files share: `mod common;` in each.
+//!
+//! Not every file uses every helper, hence the `dead_code` allowance.
+#![allow(dead_code)]
+
+use std::any::Any;
+use std::future::Future;
+use std::panic;
+use std::pin::pin;
+use std::sync::atomic::{AtomicBool, Ordering::Acquire};
+use std::sync::{Arc, Once};
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Every panic the tests cause on purpose carries this text.
+pub const EXPECTED: &str = "expected panic";
+
+/// Bounds a wait that must end, so a bug fails the test instead of hanging
+/// it (Miri runs thousands of times slower).
+pub const DEADLINE: Duration = Duration::from_secs(if cfg!(miri) { 600 } else { 30 });
+
+/// `full` on real hardware, `miri` under Miri.
+pub const fn scaled(full: usize, miri: usize) -> usize {
+    if cfg!(miri) {
+        miri
+    } else {
+        full
+    }
+}
+
+/// The text of a string panic payload, or `None`.
+pub fn message(payload: &(dyn Any + Send)) -> Option<String> {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+}
+
+/// Keeps the panics caused on purpose (their message contains [`EXPECTED`])
+/// off stderr, so that a real failure is not buried; other panics, such as
+/// failed assertions, are reported as usual.
+pub fn quiet_expected_panics() {
+    quiet_expected_panics_or(|_| false);
+}
+
+/// As [`quiet_expected_panics`], also keeping quiet the payloads `also`
+/// accepts (a test's own payload types). The first call in a test binary
+/// installs the hook.
+pub fn quiet_expected_panics_or(also: fn(&(dyn Any + Send)) -> bool) {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            let payload = info.payload();
+            let expected = message(payload).is_some_and(|m| m.contains(EXPECTED)) || also(payload);
+            if !expected {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// The smallest executor: polls on this thread, parking until woken.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    struct ThreadWaker(thread::Thread);
+    impl Wake for ThreadWaker {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let mut future = pin!(future);
+    let waker = Waker::from(Arc::new(ThreadWaker(thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(output) => return output,
+            Poll::Pending => thread::park(),
+        }
+    }
+}
+
+/// Spins (yielding) until `flag` is set or [`DEADLINE`] passes; returns
+/// whether it was set.
+pub fn wait_for(flag: &AtomicBool) -> bool {
+    let start = Instant::now();
+    while !flag.load(Acquire) {
+        if start.elapsed() > DEADLINE {
+            return false;
+        }
+        thread::yield_now();
+    }
+    true
+}
