@@ -878,7 +878,7 @@ fn main() {
     primitives(&mut targets);
     idle(&mut targets);
 
-    println!("\nissue 5 targets, as measured in this run:");
+    println!("\ntargets, as measured in this run:");
     for (target, measured, status) in &targets {
         println!("  [{status}] {target}: {measured}");
     }
