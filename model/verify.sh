@@ -119,8 +119,8 @@ step_miri() {
     run miri_deque 1500 "deque: UB, races, leaks" "Miri SB, ${MIRI_SEEDS} seeds" -- \
         env MIRIFLAGS="-Zmiri-many-seeds=0..${MIRI_SEEDS}" CARGO_TARGET_DIR=target/miri \
         cargo +nightly miri test --test deque_threads
-    run miri_deque_tb 1500 "deque: UB under Tree Borrows" "Miri TB, ${MIRI_SEEDS} seeds" -- \
-        env MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-many-seeds=0..${MIRI_SEEDS}" CARGO_TARGET_DIR=target/miri \
+    run miri_deque_tb 1500 "deque: UB under Tree Borrows" "Miri TB, $((MIRI_SEEDS / 2)) seeds" -- \
+        env MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-many-seeds=0..$((MIRI_SEEDS / 2))" CARGO_TARGET_DIR=target/miri \
         cargo +nightly miri test --test deque_threads
     run miri_deque_model 1500 "deque vs reference model" "Miri" -- \
         env CARGO_TARGET_DIR=target/miri cargo +nightly miri test --test deque_proptest
