@@ -9,12 +9,18 @@
 
 use super::ordering::SLOT;
 use crate::sync::{leak_track, AtomicPtr, LeakTrack};
+use std::alloc::{handle_alloc_error, Layout};
 use std::ptr;
 
 /// The largest capacity a buffer can have: the largest power of two whose
-/// slots fit in `isize::MAX` bytes, the most any allocation may hold.
-pub(crate) const MAX_CAPACITY: usize =
-    (isize::MAX as usize / std::mem::size_of::<AtomicPtr<()>>()).div_ceil(2);
+/// slots fit in `isize::MAX` bytes, the most any allocation may hold (2^59
+/// slots on a 64-bit target). A power of two even where a slot's size is not
+/// (the model checkers' atomics), so a capacity up to it rounds up to at most
+/// it, and doubling a smaller capacity cannot pass it.
+pub(crate) const MAX_CAPACITY: usize = 1 << (isize::MAX as usize / SLOT_SIZE).ilog2();
+
+/// The size of one slot in bytes.
+pub(crate) const SLOT_SIZE: usize = std::mem::size_of::<AtomicPtr<()>>();
 
 pub(crate) struct Buffer {
     /// `capacity - 1`; capacity is a power of two.
@@ -27,16 +33,29 @@ pub(crate) struct Buffer {
 }
 
 impl Buffer {
-    /// Allocates a buffer of `capacity` (a power of two) null slots.
+    /// Allocates a buffer of `capacity` (a power of two, at most
+    /// `MAX_CAPACITY`) null slots; a refused allocation aborts, as in `std`'s
+    /// collections.
     pub(crate) fn alloc(capacity: usize, prev: *mut Buffer) -> *mut Buffer {
+        Self::try_alloc(capacity, prev).unwrap_or_else(|| {
+            // Cannot fail: `capacity <= MAX_CAPACITY` slots fit in `isize::MAX` bytes.
+            let layout = Layout::array::<AtomicPtr<()>>(capacity).expect("capacity <= MAX_CAPACITY");
+            handle_alloc_error(layout)
+        })
+    }
+
+    /// Like `alloc`, but `None` if the allocator refuses the slots.
+    pub(crate) fn try_alloc(capacity: usize, prev: *mut Buffer) -> Option<*mut Buffer> {
         debug_assert!(capacity.is_power_of_two() && capacity <= MAX_CAPACITY);
-        let slots = (0..capacity).map(|_| AtomicPtr::new(ptr::null_mut())).collect();
-        Box::into_raw(Box::new(Buffer {
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(capacity).ok()?;
+        slots.extend((0..capacity).map(|_| AtomicPtr::new(ptr::null_mut())));
+        Some(Box::into_raw(Box::new(Buffer {
             mask: capacity - 1,
-            slots,
+            slots: slots.into_boxed_slice(),
             prev,
             _leak: leak_track(),
-        }))
+        })))
     }
 
     pub(crate) fn capacity(&self) -> usize {

@@ -84,11 +84,13 @@ unsafe impl<T: Element> Send for Inner<T> {}
 unsafe impl<T: Element> Sync for Inner<T> {}
 
 impl<T: Element> Inner<T> {
-    fn new(capacity: usize) -> Self {
+    /// An empty deque on `buffer`, a freshly allocated buffer with no
+    /// `prev`; the deque owns it from here on.
+    fn new(buffer: *mut Buffer) -> Self {
         Inner {
             top: CachePadded::new(AtomicI64::new(0)),
             bottom: CachePadded::new(AtomicI64::new(0)),
-            buffer: CachePadded::new(AtomicPtr::new(Buffer::alloc(capacity, std::ptr::null_mut()))),
+            buffer: CachePadded::new(AtomicPtr::new(buffer)),
             _owns: PhantomData,
         }
     }

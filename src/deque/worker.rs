@@ -1,6 +1,6 @@
 //! The owner's end of the deque: push and pop at the bottom.
 
-use super::buffer::{Buffer, MAX_CAPACITY};
+use super::buffer::{Buffer, MAX_CAPACITY, SLOT_SIZE};
 use super::ordering::{
     fence, CAS_FAILURE, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_STORE_BOTTOM, PUBLISH_BUFFER, PUSH_LOAD_TOP,
     PUSH_STORE_BOTTOM,
@@ -9,6 +9,7 @@ use super::{Element, Inner, Stealer, DEFAULT_CAPACITY};
 use crate::sync::Arc;
 use std::cell::Cell;
 use std::fmt;
+use std::ptr;
 
 /// The owner's end of a work-stealing deque.
 ///
@@ -50,7 +51,9 @@ impl<T: Element> Worker<T> {
     }
 
     /// Creates an empty deque that holds `capacity` elements before it
-    /// first grows; `capacity` is rounded up to a power of two (at least 1).
+    /// first grows; `capacity` is rounded up to a power of two (at least 1),
+    /// so `0` and `1` both give a deque of one slot that grows on the second
+    /// push.
     ///
     /// ```
     /// let worker: stealpool::deque::Worker<usize> = stealpool::deque::Worker::with_capacity(100);
@@ -60,21 +63,39 @@ impl<T: Element> Worker<T> {
     ///
     /// # Panics
     ///
-    /// If `capacity`, rounded up, is more slots than one allocation can hold
-    /// (`isize::MAX` bytes: 2^59 slots on a 64-bit target). Below that, a
-    /// buffer the system cannot allocate aborts like any failed allocation.
+    /// * If `capacity` is larger than the largest buffer a deque can have:
+    ///   the largest power of two whose slots fit in one allocation
+    ///   (`isize::MAX` bytes), 2^59 slots on a 64-bit target.
+    /// * If the allocator refuses the buffer that `capacity` rounds up to,
+    ///   for instance one larger than the address space. Such a capacity is
+    ///   most likely a bad argument, so this panics where
+    ///   `Vec::with_capacity` would abort; a [`push`](Self::push) that
+    ///   grows the buffer still aborts, like a `Vec`.
+    ///
+    /// Both messages name the `capacity` passed.
     ///
     /// ```should_panic
+    /// // "stealpool::deque::Worker::with_capacity: capacity 18446744073709551615
+    /// // is larger than the largest buffer a deque can allocate (...)"
     /// let _ = stealpool::deque::Worker::<usize>::with_capacity(usize::MAX);
     /// ```
     pub fn with_capacity(capacity: usize) -> Self {
+        // `MAX_CAPACITY` is a power of two, so no capacity up to it rounds
+        // up past it (nor wraps to 0, which `usize::MAX` did).
         assert!(
             capacity <= MAX_CAPACITY,
-            "stealpool::deque::Worker::with_capacity: capacity {capacity} is more than the largest \
-             deque buffer, {MAX_CAPACITY} slots"
+            "stealpool::deque::Worker::with_capacity: capacity {capacity} is larger than the largest \
+             buffer a deque can allocate ({MAX_CAPACITY} slots of {SLOT_SIZE} bytes)"
         );
-        let capacity = capacity.max(1).next_power_of_two();
-        let inner = Arc::new(Inner::new(capacity));
+        let slots = capacity.max(1).next_power_of_two();
+        let buffer = Buffer::try_alloc(slots, ptr::null_mut()).unwrap_or_else(|| {
+            panic!(
+                "stealpool::deque::Worker::with_capacity: capacity {capacity} needs a buffer of {slots} \
+                 slots ({} bytes), and the allocator refused it",
+                slots * SLOT_SIZE
+            )
+        });
+        let inner = Arc::new(Inner::new(buffer));
         let buffer = Cell::new(inner.buffer.load(OWNER_LOCAL));
         Worker { inner, buffer }
     }
@@ -109,6 +130,13 @@ impl<T: Element> Worker<T> {
     /// worker.push(Box::new([0u8; 64]));
     /// assert_eq!(worker.len(), 1);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the deque is full at the largest buffer a deque can have (2^59
+    /// elements on a 64-bit target, see [`with_capacity`](Self::with_capacity)):
+    /// the deque is left as it was and `value` is dropped. As with a `Vec`, a
+    /// grown buffer that the allocator refuses aborts the process.
     pub fn push(&self, value: T) {
         let inner = &*self.inner;
         // D12: `bottom` is ours; we always read our own latest store.
@@ -195,14 +223,16 @@ impl<T: Element> Worker<T> {
     fn grow(&self, top: i64, bottom: i64) -> *mut Buffer {
         let old = self.buffer.get();
         // SAFETY: the current buffer is freed only with `inner`.
-        let capacity = unsafe { (*old).capacity() } * 2;
+        let capacity = unsafe { (*old).capacity() };
         // Before anything changes, so the deque is intact if this panics.
+        // Both are powers of two, so below the limit, doubling reaches at
+        // most the limit and cannot overflow.
         assert!(
-            capacity <= MAX_CAPACITY,
-            "stealpool::deque::Worker::push: the deque holds {} elements and cannot grow past {MAX_CAPACITY}",
-            capacity / 2
+            capacity < MAX_CAPACITY,
+            "stealpool::deque::Worker::push: the deque holds {capacity} elements, the largest buffer a \
+             deque can allocate ({MAX_CAPACITY} slots of {SLOT_SIZE} bytes), and cannot grow"
         );
-        let new = Buffer::alloc(capacity, old);
+        let new = Buffer::alloc(capacity * 2, old);
         for index in top..bottom {
             // D11: relaxed copies; D10 publishes them.
             // SAFETY: both buffers live as long as `inner`.
