@@ -99,6 +99,7 @@ impl<'r> WorkerLatch<'r> {
         }
     }
 
+    #[inline]
     pub(crate) fn probe(&self) -> bool {
         self.core.probe()
     }

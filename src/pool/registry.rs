@@ -69,6 +69,7 @@ impl Registry {
     }
 
     /// The worker of *this* pool running on the current thread, if any.
+    #[inline]
     pub(crate) fn current_worker(&self) -> Option<&WorkerThread> {
         // SAFETY: the thread-local pointer, when set, points to the worker
         // thread's own `WorkerThread`, live for the whole thread body.

@@ -112,6 +112,7 @@ impl Sleep {
 
     /// Work was just made available (pushed on a deque or the injector):
     /// wake a sleeper if nobody is searching.
+    #[inline]
     pub(crate) fn new_work(&self) {
         // S3: the light barrier between the push and the read of `counters`:
         // the producer's half of the store-buffering pair with S2's heavy
@@ -136,6 +137,7 @@ impl Sleep {
     }
 
     /// Wakes one sleeping worker, if any.
+    #[cold]
     pub(crate) fn wake_one(&self) {
         let mut asleep = self.lock();
         if let Some(index) = asleep.iter().position(|&a| a) {

@@ -21,6 +21,14 @@ const IDLE_ROUNDS: u32 = 1;
 /// Rounds that spin before yielding; spin `2^round` times.
 const SPIN_ROUNDS: u32 = 6;
 
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+thread_local! {
+    /// The `WorkerThread` of the current thread, null on threads outside
+    /// every pool. `const`: read at every `join`, with no lazy-init check.
+    static CURRENT: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+}
+
+#[cfg(any(feature = "loom", feature = "shuttle"))]
 thread_local! {
     // Not `const`: loom's `thread_local!` takes only the plain form.
     #[allow(clippy::missing_const_for_thread_local)]
@@ -45,14 +53,17 @@ pub(crate) struct WorkerThread {
 
 impl WorkerThread {
     /// The current thread's worker, or null.
+    #[inline]
     pub(crate) fn current() -> *const WorkerThread {
         CURRENT.with(Cell::get)
     }
 
+    #[inline]
     pub(crate) fn index(&self) -> usize {
         self.index
     }
 
+    #[inline]
     pub(crate) fn registry(&self) -> &Registry {
         &self.registry
     }
@@ -97,6 +108,7 @@ impl WorkerThread {
     }
 
     /// Pushes a job on this worker's deque and tells sleepers (S3, S4).
+    #[inline]
     pub(crate) fn push(&self, job: JobRef) {
         self.local.push(job);
         // S3 even on our own deque: the task that pushed may block outside
@@ -106,6 +118,7 @@ impl WorkerThread {
     }
 
     /// Pops the newest job of this worker's own deque.
+    #[inline]
     pub(crate) fn pop_local(&self) -> Option<JobRef> {
         self.local.pop()
     }
