@@ -518,3 +518,99 @@ fn regression_relaxed_buffer_publish() {
         assert_exactly_once(&pushed, out);
     });
 }
+
+// The owner-biased deque (`Worker::owner_biased_with_capacity`): `pop` runs
+// a light barrier (D15) and `steal` a pre-check, then a heavy barrier (D16).
+// Under loom both barriers are `fence(SeqCst)`, exact for a light-heavy
+// pair (M1 in `proofs/sleep.md`), so these models check the protocol given
+// the pair: the pre-check's relaxed `Empty`, and D15/D16 in D3/D6's place.
+// They are the scenarios above in which D3 and D6 are caught.
+
+// Preemption bound 5, floors 55 and 100 (117 and 212 executions observed).
+#[test]
+fn owner_biased_pop_vs_steal_last() {
+    explore("owner_biased_pop_vs_steal_last/pushed_before", 5, 55, || {
+        let worker = Worker::owner_biased_with_capacity(2);
+        worker.push(1);
+        let stealer = worker.stealer();
+        let thief = thread::spawn(move || steal(&stealer));
+        let mut out: Vec<usize> = worker.pop().into_iter().collect();
+        take(&mut out, thief.join().unwrap(), &[1]);
+        drain(&worker, &mut out);
+        assert_exactly_once(&[1], out);
+    });
+    explore(
+        "owner_biased_pop_vs_steal_last/pushed_while_stealing",
+        5,
+        100,
+        || {
+            let worker = Worker::owner_biased_with_capacity(2);
+            let stealer = worker.stealer();
+            let thief = thread::spawn(move || steal(&stealer));
+            worker.push(1);
+            let mut out: Vec<usize> = worker.pop().into_iter().collect();
+            take(&mut out, thief.join().unwrap(), &[1]);
+            drain(&worker, &mut out);
+            assert_exactly_once(&[1], out);
+        },
+    );
+}
+
+// Preemption bound 5, floor 8000 (15964 executions observed).
+//
+// As `pop_vs_steal_two`: the owner's first pop takes a non-last element
+// without a CAS, which only D15/D16 keep from the thief.
+#[test]
+fn owner_biased_pop_vs_steal_two() {
+    explore("owner_biased_pop_vs_steal_two", 5, 8000, || {
+        let worker = Worker::owner_biased_with_capacity(2);
+        let stealer = worker.stealer();
+        let thief = thread::spawn(move || {
+            let mut got = Vec::new();
+            for _ in 0..2 {
+                take(&mut got, steal(&stealer), &[1, 2]);
+            }
+            got
+        });
+        worker.push(1);
+        worker.push(2);
+        let mut out: Vec<usize> = Vec::new();
+        out.extend(worker.pop());
+        out.extend(worker.pop());
+        out.extend(thief.join().unwrap());
+        drain(&worker, &mut out);
+        assert_exactly_once(&[1, 2], out);
+    });
+}
+
+// Preemption bound 3, floor 50000 (106513 executions observed).
+//
+// As `steal_vs_steal`, at a smaller bound: two thieves, each pre-checking
+// and then claiming, while the owner pushes and pops.
+#[test]
+fn owner_biased_steal_vs_steal() {
+    explore("owner_biased_steal_vs_steal", 3, 50000, || {
+        let pushed = [1, 2];
+        let worker = Worker::owner_biased_with_capacity(2);
+        worker.push(1);
+        let stealer = Arc::new(worker.stealer());
+        let thieves: Vec<_> = (0..2)
+            .map(|_| {
+                let stealer = stealer.clone();
+                thread::spawn(move || {
+                    let mut got = Vec::new();
+                    take(&mut got, steal(&stealer), &pushed);
+                    take(&mut got, steal_once(&stealer), &pushed);
+                    got
+                })
+            })
+            .collect();
+        worker.push(2);
+        let mut out: Vec<usize> = worker.pop().into_iter().collect();
+        for thief in thieves {
+            out.extend(thief.join().unwrap());
+        }
+        drain(&worker, &mut out);
+        assert_exactly_once(&pushed, out);
+    });
+}

@@ -160,8 +160,18 @@ fn thief(stealer: Stealer<usize>, attempts: usize, max_value: usize) -> Vec<usiz
 /// is claiming; the thieves steal meanwhile. Afterwards the owner drains what
 /// is left, and everything is checked exactly once.
 fn owner_and_thieves(ops: usize, max_pops: u64) -> impl Fn() + Send + Sync + 'static {
+    owner_and_thieves_on(Worker::with_capacity, ops, max_pops)
+}
+
+/// `owner_and_thieves` on deques made by `new_deque` (symmetric or
+/// owner-biased).
+fn owner_and_thieves_on(
+    new_deque: fn(usize) -> Worker<usize>,
+    ops: usize,
+    max_pops: u64,
+) -> impl Fn() + Send + Sync + 'static {
     move || {
-        let worker = Worker::with_capacity(1);
+        let worker = new_deque(1);
         let handles: Vec<_> = (0..THIEVES)
             .map(|_| {
                 let stealer = worker.stealer();
@@ -219,6 +229,21 @@ fn owner_and_three_thieves_pct() {
             depth: 3,
         },
         owner_and_thieves(40, 8),
+    );
+}
+
+// 20000 PCT schedules, depth 3, of 40 pushes, on an owner-biased deque: the
+// steal's pre-check and D15/D16 in place of D3/D6 (floor: all 20000 must
+// run). Under shuttle, sequentially consistent, both barriers are fences.
+#[test]
+fn owner_biased_owner_and_three_thieves_pct() {
+    run(
+        "owner_biased_owner_and_three_thieves",
+        Schedule::Pct {
+            iterations: 20000,
+            depth: 3,
+        },
+        owner_and_thieves_on(Worker::owner_biased_with_capacity, 40, 8),
     );
 }
 

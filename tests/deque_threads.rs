@@ -86,10 +86,21 @@ fn steal_until_empty<T: stealpool::deque::Element>(stealer: &Stealer<T>, mut tak
 /// exactly once.
 #[test]
 fn owner_and_three_thieves_account_for_every_element() {
-    let elements = scaled(1 << 20, 200);
+    owner_and_three_thieves(Worker::with_capacity, scaled(1 << 20, 200));
+}
+
+/// The same with owner-biased deques: the owner's pops run no fence, every
+/// steal that finds an element a process-wide barrier (D15, D16), and a
+/// thief's `Empty` may be stale until the owner's done flag orders it.
+#[test]
+fn owner_biased_owner_and_three_thieves_account_for_every_element() {
+    owner_and_three_thieves(Worker::owner_biased_with_capacity, scaled(1 << 18, 200));
+}
+
+fn owner_and_three_thieves(new_deque: fn(usize) -> Worker<usize>, elements: usize) {
     let seen = Seen::new(elements);
-    let owner = Worker::with_capacity(1);
-    let batcher = Worker::with_capacity(1);
+    let owner = new_deque(1);
+    let batcher = new_deque(1);
     let (from_owner, from_batcher) = (owner.stealer(), batcher.stealer());
     // Set when the deque behind it is empty for good: its owner pushes no
     // more and saw it empty.
@@ -183,16 +194,26 @@ fn owner_and_three_thieves_account_for_every_element() {
 /// catches it at once.
 #[test]
 fn owner_pops_race_batch_steals() {
-    let elements = scaled(1 << 22, 200);
+    owner_pops_race_batch_steals_on(Worker::with_capacity, scaled(1 << 22, 200));
+}
+
+/// The same with owner-biased deques, where the owner's CAS-free pops are
+/// kept from the thief's claims by a light and a heavy barrier (D15, D16).
+#[test]
+fn owner_biased_owner_pops_race_batch_steals() {
+    owner_pops_race_batch_steals_on(Worker::owner_biased_with_capacity, scaled(1 << 18, 200));
+}
+
+fn owner_pops_race_batch_steals_on(new_deque: fn(usize) -> Worker<usize>, elements: usize) {
     let seen = Seen::new(elements);
-    let owner = Worker::with_capacity(1);
+    let owner = new_deque(1);
     let done = AtomicBool::new(false);
     let from = owner.stealer();
 
     let stolen = thread::scope(|s| {
         let (seen, done) = (&seen, &done);
         let thief = s.spawn(move || {
-            let mine = Worker::with_capacity(1);
+            let mine = new_deque(1);
             let mut taken = 0;
             loop {
                 let finished = done.load(Acquire);

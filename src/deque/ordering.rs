@@ -10,8 +10,8 @@
 use crate::sync::Ordering;
 use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};
 
-pub(crate) use crate::weaken::fence;
 use crate::weaken::orderings;
+pub(crate) use crate::weaken::{barrier, fence, Barrier};
 
 orderings! {
     /// D1: the owner's load of `top` in `push`. Acquire: a thief's read of a
@@ -31,6 +31,13 @@ orderings! {
     /// D6: the fence in `steal` between loading `top` and loading `bottom`.
     /// SeqCst: the other half of D3's store-buffering pair.
     STEAL_FENCE: Option<Ordering> = Some(SeqCst), weakened "steal_fence" => None;
+    /// D15: an owner-biased deque's `pop` replaces D3's fence by the light
+    /// side of an asymmetric pair (M1 in `proofs/sleep.md`): it pairs only
+    /// with D16's heavy barrier, which every steal of that deque runs.
+    POP_LIGHT_BARRIER: Option<Barrier> = Some(Barrier::Light), weakened "pop_light_barrier" => None;
+    /// D16: an owner-biased deque's `steal` replaces D6's fence by the heavy
+    /// side of the pair with D15, run only once the pre-check saw an element.
+    STEAL_HEAVY_BARRIER: Option<Barrier> = Some(Barrier::Heavy), weakened "steal_heavy_barrier" => None;
     /// D7: the thief's load of `bottom`. Acquire: pairs with D2 (message
     /// passing), so the slot's element is visible.
     STEAL_LOAD_BOTTOM: Ordering = Acquire, weakened "steal_load_bottom" => Relaxed;

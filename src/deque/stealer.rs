@@ -1,7 +1,8 @@
 //! A thief's end of the deque: steal from the top.
 
 use super::ordering::{
-    fence, CAS_FAILURE, LOAD_BUFFER, STEAL_CAS, STEAL_FENCE, STEAL_LOAD_BOTTOM, STEAL_LOAD_TOP,
+    barrier, fence, CAS_FAILURE, LOAD_BUFFER, OWNER_LOCAL, STEAL_CAS, STEAL_FENCE, STEAL_HEAVY_BARRIER,
+    STEAL_LOAD_BOTTOM, STEAL_LOAD_TOP,
 };
 use super::{Element, Inner, Steal, Worker, MAX_BATCH};
 use crate::sync::Arc;
@@ -40,11 +41,14 @@ use std::fmt;
 /// ```
 pub struct Stealer<T: Element> {
     inner: Arc<Inner<T>>,
+    /// The owner pops with a light barrier (D15), so steals run the heavy
+    /// one (D16).
+    owner_biased: bool,
 }
 
 impl<T: Element> Stealer<T> {
-    pub(super) fn new(inner: Arc<Inner<T>>) -> Self {
-        Stealer { inner }
+    pub(super) fn new(inner: Arc<Inner<T>>, owner_biased: bool) -> Self {
+        Stealer { inner, owner_biased }
     }
 
     /// The number of elements in the deque (a snapshot).
@@ -79,9 +83,21 @@ impl<T: Element> Stealer<T> {
         let buffer = inner.buffer.load(LOAD_BUFFER);
         // D5: relaxed; the fence D6 right after acquires for it.
         let top = inner.top.load(STEAL_LOAD_TOP);
-        // D6: SeqCst fence, the thief's half of the store-buffering pair with
-        // the owner's D3.
-        fence(STEAL_FENCE);
+        if self.owner_biased {
+            // D16: a look before paying for the heavy barrier. Relaxed (D12):
+            // an empty answer may be stale, which a thief that must not miss
+            // a push rules out with a heavy barrier of its own first.
+            if inner.bottom.load(OWNER_LOCAL) - top <= 0 {
+                return Steal::Empty;
+            }
+            // D16: the heavy side of the pair with the owner's D15, in D6's
+            // place.
+            barrier(STEAL_HEAVY_BARRIER);
+        } else {
+            // D6: SeqCst fence, the thief's half of the store-buffering pair
+            // with the owner's D3.
+            fence(STEAL_FENCE);
+        }
         // D7: acquire `bottom` from the push that published the slot (D2).
         let bottom = inner.bottom.load(STEAL_LOAD_BOTTOM);
         if bottom - top <= 0 {
@@ -157,6 +173,7 @@ impl<T: Element> Clone for Stealer<T> {
     fn clone(&self) -> Self {
         Stealer {
             inner: self.inner.clone(),
+            owner_biased: self.owner_biased,
         }
     }
 }

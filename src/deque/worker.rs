@@ -2,8 +2,8 @@
 
 use super::buffer::{Buffer, MAX_CAPACITY, SLOT_SIZE};
 use super::ordering::{
-    fence, CAS_FAILURE, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_STORE_BOTTOM, PUBLISH_BUFFER, PUSH_LOAD_TOP,
-    PUSH_STORE_BOTTOM,
+    barrier, fence, CAS_FAILURE, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_LIGHT_BARRIER, POP_STORE_BOTTOM,
+    PUBLISH_BUFFER, PUSH_LOAD_TOP, PUSH_STORE_BOTTOM,
 };
 use super::{Element, Inner, Stealer, DEFAULT_CAPACITY};
 use crate::sync::Arc;
@@ -33,6 +33,10 @@ pub struct Worker<T: Element> {
     /// buffer, so it never needs to load the shared pointer. `Cell` also
     /// makes `Worker` `!Sync`.
     buffer: Cell<*mut Buffer>,
+    /// Whether `pop` runs a light barrier instead of a fence (D15), so
+    /// every steal must run the heavy one (D16). Fixed at creation and
+    /// copied into every `Stealer`.
+    owner_biased: bool,
 }
 
 // SAFETY: a `Worker` is the unique owner handle; moving it to another thread
@@ -97,7 +101,64 @@ impl<T: Element> Worker<T> {
         });
         let inner = Arc::new(Inner::new(buffer));
         let buffer = Cell::new(inner.buffer.load(OWNER_LOCAL));
-        Worker { inner, buffer }
+        Worker {
+            inner,
+            buffer,
+            owner_biased: false,
+        }
+    }
+
+    /// Creates an empty deque whose owner pays no barrier: `pop` runs no
+    /// fence at all, and every steal that finds an element runs a
+    /// process-wide barrier instead (Linux
+    /// `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`, about half a
+    /// microsecond; where that is unavailable, both sides fall back to the
+    /// fences of [`new`](Self::new)). For deques popped far more often
+    /// than stolen from, such as a fork-join worker's, whose own pops are
+    /// then plain loads and stores.
+    ///
+    /// A steal that finds the deque empty runs no barrier, and may report
+    /// [`Steal::Empty`](super::Steal::Empty) for a push that is still on
+    /// its way to the thief's core; a caller that must not miss such an
+    /// element runs a heavy barrier of its own before stealing, as the
+    /// pool's sleepers do (D16 in `proofs/deque.md`).
+    ///
+    /// ```
+    /// use stealpool::deque::{Steal, Worker};
+    ///
+    /// let worker = Worker::new_owner_biased();
+    /// worker.push(1usize);
+    /// worker.push(2);
+    /// assert_eq!(worker.stealer().steal(), Steal::Success(1));
+    /// assert_eq!(worker.pop(), Some(2));
+    /// assert_eq!(worker.pop(), None);
+    /// ```
+    pub fn new_owner_biased() -> Self {
+        Self::owner_biased_with_capacity(DEFAULT_CAPACITY)
+    }
+
+    /// [`new_owner_biased`](Self::new_owner_biased) with the capacity of
+    /// [`with_capacity`](Self::with_capacity).
+    ///
+    /// ```
+    /// let worker = stealpool::deque::Worker::owner_biased_with_capacity(1);
+    /// worker.push(1usize);
+    /// worker.push(2); // grows
+    /// assert_eq!(worker.len(), 2);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`with_capacity`](Self::with_capacity).
+    pub fn owner_biased_with_capacity(capacity: usize) -> Self {
+        // M1: settle whether barriers are expedited before any handle of
+        // this deque exists, so its owner and its thieves, which all come
+        // after this call, agree on it.
+        crate::sync::register_barriers();
+        Worker {
+            owner_biased: true,
+            ..Self::with_capacity(capacity)
+        }
     }
 
     /// Creates a [`Stealer`] for this deque.
@@ -110,7 +171,7 @@ impl<T: Element> Worker<T> {
     /// assert_eq!(worker.stealer().steal(), Steal::Success(5));
     /// ```
     pub fn stealer(&self) -> Stealer<T> {
-        Stealer::new(self.inner.clone())
+        Stealer::new(self.inner.clone(), self.owner_biased)
     }
 
     /// The number of elements in the deque (a snapshot while thieves run).
@@ -185,10 +246,18 @@ impl<T: Element> Worker<T> {
         // C++20 a plain store ends the release sequence of D2). D3's fence
         // orders it before the load of `top`.
         inner.bottom.store(bottom, POP_STORE_BOTTOM);
-        // D3: SeqCst fence. Store buffering against the thief's D6: either
-        // the thief sees our smaller `bottom`, or we see its larger `top`.
-        fence(POP_FENCE);
-        // D12: relaxed; D3 is what makes it current enough.
+        if self.owner_biased {
+            // D15: the light side of the pair with every thief's D16, which
+            // acts as D3's fence would: either the thief sees our smaller
+            // `bottom`, or we see its larger `top`.
+            barrier(POP_LIGHT_BARRIER);
+        } else {
+            // D3: SeqCst fence. Store buffering against the thief's D6:
+            // either the thief sees our smaller `bottom`, or we see its
+            // larger `top`.
+            fence(POP_FENCE);
+        }
+        // D12: relaxed; D3 (or D15) is what makes it current enough.
         let top = inner.top.load(OWNER_LOCAL);
         if top > bottom {
             // Thieves emptied the deque: put `bottom` back (D14).
