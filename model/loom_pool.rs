@@ -367,6 +367,39 @@ fn spawn_then_block() {
     });
 }
 
+// As `spawn_then_block`, through `join`: a task joins two closures, the
+// first of which blocks outside the pool until the second has run. The
+// second sits on the blocked worker's deque and must not be stranded there
+// while the other worker sleeps: `join`'s push announces it (S3) like any
+// other, and the sleeper's final check (S2) sees it. Without S3 (or S2)
+// the model deadlocks already at this bound; at bound 3 it runs 2 320 867
+// executions in about five minutes, beyond CI's budget, and passes too.
+// Bound: 2. Floor: 54 000 executions (108 387 observed).
+#[test]
+fn join_then_block() {
+    explore("join_then_block", 2, 54_000, || {
+        let pool = std::sync::Arc::new(ThreadPool::new(2));
+        let joiner = pool.clone();
+        let handle = pool.submit(move || {
+            let pair = (loom::sync::Mutex::new(false), loom::sync::Condvar::new());
+            joiner.join(
+                || {
+                    let mut ran = pair.0.lock().unwrap();
+                    while !*ran {
+                        ran = pair.1.wait(ran).unwrap();
+                    }
+                },
+                || {
+                    *pair.0.lock().unwrap() = true;
+                    pair.1.notify_one();
+                },
+            );
+        });
+        handle.join().unwrap();
+        std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
+    });
+}
+
 // Preemption bound 3, floor 38000 (77640 executions observed).
 //
 // A wait that crosses pools, each pool with one worker: the caller installs

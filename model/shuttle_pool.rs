@@ -288,6 +288,57 @@ fn nested_join() {
     }
 }
 
+// 2 and 3 workers: 20000 random + 20000 PCT (depth 3) iterations each,
+// floor 10000 each.
+//
+// A larger `join_then_block` (the loom model is bound 2): from a task, `join`
+// two halves; the first blocks outside the pool (a condition variable)
+// until the second has run, and the second is itself a fib(4) by `join`
+// (9 calls) before it signals. The second half must be taken by another
+// worker, never stranded on the blocked worker's deque while that worker
+// sleeps, and its nested halves each run once.
+#[test]
+fn join_then_block() {
+    for workers in [2, 3] {
+        check(
+            &format!("join_then_block_{workers}_workers"),
+            20_000,
+            3,
+            move || {
+                let pool = Arc::new(ThreadPool::new(workers));
+                let joiner = pool.clone();
+                let calls = Arc::new(AtomicUsize::new(0));
+                let task_calls = calls.clone();
+                let handle = pool.submit(move || {
+                    let pair = (shuttle::sync::Mutex::new(false), shuttle::sync::Condvar::new());
+                    joiner.join(
+                        || {
+                            let mut ran = pair.0.lock().unwrap();
+                            while !*ran {
+                                ran = pair.1.wait(ran).unwrap();
+                            }
+                        },
+                        || {
+                            let value = fib(&joiner, 4, &task_calls);
+                            *pair.0.lock().unwrap() = true;
+                            pair.1.notify_one();
+                            value
+                        },
+                    )
+                });
+                let ((), value) = handle.join().unwrap();
+                assert_eq!(value, 3);
+                assert_eq!(
+                    calls.load(Ordering::SeqCst),
+                    9,
+                    "a half of some join ran twice or never"
+                );
+                unshare(pool).shutdown();
+            },
+        );
+    }
+}
+
 // 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
 //
 // A scope with nested spawns borrowing from the stack: the scope's tasks

@@ -705,3 +705,34 @@ fn spawn_then_block_outside_the_pool() {
         );
     }
 }
+
+/// The same through `join` (loom's and shuttle's `join_then_block`): the
+/// first half blocks outside the pool until the second has run, so the
+/// second must be taken by the other worker, not left on the blocked
+/// worker's deque.
+#[test]
+fn join_then_block_outside_the_pool() {
+    let pool = std::sync::Arc::new(ThreadPool::new(2));
+    let rounds = if cfg!(miri) { 5 } else { 2_000 };
+    for round in 0..rounds {
+        let joiner = pool.clone();
+        let handle = pool.submit(move || {
+            let (ran, second_ran) = std::sync::mpsc::channel();
+            let (first, ()) = joiner.join(
+                move || {
+                    second_ran
+                        .recv_timeout(std::time::Duration::from_secs(30))
+                        .is_ok()
+                },
+                move || {
+                    let _ = ran.send(());
+                },
+            );
+            first
+        });
+        assert!(
+            handle.join().unwrap(),
+            "round {round}: the second half was stranded for 30 s"
+        );
+    }
+}
