@@ -1,10 +1,11 @@
-//! The pool against `rayon`, `std::thread::spawn` and a `Mutex<VecDeque>` +
+//! The pool against `rayon`, `chili` (fork-join only), `std::thread::spawn` and a `Mutex<VecDeque>` +
 //! `Condvar` pool, each peer measured in the same run (the ratios are what
 //! survives a noisy machine; the absolute times do not).
 //!
 //! * `fib_join/T`: `fib(20)` with a `join` at every call (10 945 joins),
-//!   nothing else: pure fork-join overhead on T threads. `sequential` is the
-//!   same recursion without forks, the floor.
+//!   nothing else: pure fork-join overhead on T threads, against rayon and
+//!   chili (heartbeat scheduling). `sequential` is the same recursion
+//!   without forks, the floor.
 //! * `quicksort_1M`, `mergesort_1M`: one million random `u64`s (the report
 //!   does ten million). Each library's own parallel sort, the same simple
 //!   fork-join algorithm forked through each peer (`*_same_algorithm`), and
@@ -58,6 +59,15 @@ fn fib_join(c: &mut Criterion) {
         let rayon = rayon_pool(threads);
         group.bench_function(format!("rayon/{threads}"), |b| {
             b.iter(|| rayon.install(|| fib(&Rayon, black_box(N))))
+        });
+        drop(rayon);
+        // chili's thread count includes the caller, which works in its scope.
+        let chili = chili::ThreadPool::with_config(chili::Config {
+            thread_count: std::num::NonZero::new(threads),
+            ..chili::Config::default()
+        });
+        group.bench_function(format!("chili/{threads}"), |b| {
+            b.iter(|| workloads::fib_chili(&mut chili.scope(), black_box(N)))
         });
     }
     group.finish();

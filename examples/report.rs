@@ -12,8 +12,10 @@
 //! 3. the heterogeneous mix: 1000 tasks, 80% 1 µs, 15% 100 µs, 5% 10 ms;
 //! 4. 1 000 000 micro-tasks spawned by 8 threads outside the pool;
 //!
-//! then the primitives (deque push+pop, `join`), the idle pool (wake-up
-//! latency, CPU use) and the issue's targets, each checked against this run.
+//! then the primitives (deque push+pop, `join`), `join` against the
+//! fork-join peers chili and rayon (fib and chili's tree sum), the idle pool
+//! (wake-up latency, CPU use) and the targets, each checked against this
+//! run.
 //!
 //! Every time is the best of `--rounds` runs (default 3), the peers taking
 //! turns, so a burst of load from other processes hits them alike; "CPU" is
@@ -785,6 +787,129 @@ fn primitives(targets: &mut Targets) {
     }
 }
 
+/// A balanced binary tree, chili's own benchmark: the sum of its values,
+/// with a `join` at every node.
+struct Node {
+    value: u64,
+    children: Option<Box<(Node, Node)>>,
+}
+
+impl Node {
+    fn tree(layers: u32) -> Node {
+        Node {
+            value: 1,
+            children: (layers > 1).then(|| Box::new((Node::tree(layers - 1), Node::tree(layers - 1)))),
+        }
+    }
+
+    fn sum_seq(&self) -> u64 {
+        self.value
+            + self
+                .children
+                .as_ref()
+                .map_or(0, |c| c.0.sum_seq() + c.1.sum_seq())
+    }
+
+    fn sum<F: workloads::Fork>(&self, fork: &F) -> u64 {
+        self.value
+            + self.children.as_ref().map_or(0, |c| {
+                let (l, r) = fork.fork(|f| c.0.sum(f), |f| c.1.sum(f));
+                l + r
+            })
+    }
+
+    fn sum_chili(&self, scope: &mut chili::Scope<'_>) -> u64 {
+        self.value
+            + self.children.as_ref().map_or(0, |c| {
+                let (l, r) = scope.join(|s| c.0.sum_chili(s), |s| c.1.sum_chili(s));
+                l + r
+            })
+    }
+}
+
+/// `join` against the fork-join peers, chili (heartbeat scheduling: a
+/// `join` records the second half privately and only a heartbeat every
+/// 100 µs makes it stealable) and rayon: fib(30) and the sum of a tree of
+/// 2^22 - 1 nodes, a `join` per call or node, wall time, the fastest of
+/// `RUNS`, peers alternating. chili's `thread_count` counts the calling
+/// thread, which works in its scope; the pools' callers wait in `install`.
+fn fork_join_peers() {
+    const RUNS: usize = 7;
+    const N: u64 = 30;
+    const LAYERS: u32 = 22;
+    println!(
+        "\n[6] fork-join against chili and rayon: fib({N}) and a tree of 2^{LAYERS} - 1 nodes, a join per call \
+         or node, wall ns per join, the fastest of {RUNS}, peers alternating"
+    );
+    let fib_joins = (workloads::fib_calls(N) - 1) / 2;
+    let fib_expected = workloads::fib_seq(N);
+    let tree = Node::tree(LAYERS);
+    let nodes = (1u64 << LAYERS) - 1;
+    let tree_joins = nodes / 2;
+    let inf = f64::INFINITY;
+    let (mut seq_fib, mut seq_tree) = (inf, inf);
+    for _ in 0..RUNS {
+        seq_fib = seq_fib.min(
+            ns_per_op(fib_joins, cpu_time, || {
+                assert_eq!(workloads::fib_seq(black_box(N)), fib_expected)
+            })
+            .0,
+        );
+        seq_tree = seq_tree.min(
+            ns_per_op(tree_joins, cpu_time, || {
+                assert_eq!(black_box(&tree).sum_seq(), nodes)
+            })
+            .0,
+        );
+    }
+    println!("  sequential, no join: fib {seq_fib:.2} ns, tree {seq_tree:.2} ns per join's worth of work");
+    for threads in [1, 2] {
+        let pool = ThreadPool::new(threads);
+        let rayon = rayon_pool(threads);
+        let chili = chili::ThreadPool::with_config(chili::Config {
+            thread_count: std::num::NonZero::new(threads),
+            ..chili::Config::default()
+        });
+        let mut best = [[inf; 3]; 2];
+        for _ in 0..RUNS {
+            let fib = [
+                ns_per_op(fib_joins, cpu_time, || {
+                    assert_eq!(pool.install(|| workloads::fib(&pool, N)), fib_expected)
+                }),
+                ns_per_op(fib_joins, cpu_time, || {
+                    assert_eq!(rayon.install(|| workloads::fib(&Rayon, N)), fib_expected)
+                }),
+                ns_per_op(fib_joins, cpu_time, || {
+                    assert_eq!(workloads::fib_chili(&mut chili.scope(), N), fib_expected)
+                }),
+            ];
+            let sum = [
+                ns_per_op(tree_joins, cpu_time, || {
+                    assert_eq!(pool.install(|| tree.sum(&pool)), nodes)
+                }),
+                ns_per_op(tree_joins, cpu_time, || {
+                    assert_eq!(rayon.install(|| tree.sum(&Rayon)), nodes)
+                }),
+                ns_per_op(tree_joins, cpu_time, || {
+                    assert_eq!(tree.sum_chili(&mut chili.scope()), nodes)
+                }),
+            ];
+            for peer in 0..3 {
+                best[0][peer] = best[0][peer].min(fib[peer].0);
+                best[1][peer] = best[1][peer].min(sum[peer].0);
+            }
+        }
+        for (workload, [ours, rayon, chili]) in ["fib", "tree"].iter().zip(best) {
+            println!(
+                "  {workload}, {threads} thread(s): stealpool {ours:.2}, rayon {rayon:.2}, chili {chili:.2} ns per \
+                 join; stealpool {:.2}x rayon's, {:.2}x chili's",
+                ours / rayon,
+                ours / chili
+            );
+        }
+    }
+}
+
 /// CPU use of the process while nothing is submitted, as % of one core.
 fn idle_cpu(settle: Duration, window: Duration) -> f64 {
     thread::sleep(settle);
@@ -812,7 +937,7 @@ fn idle(targets: &mut Targets) {
     let gap = Duration::from_millis(5);
     let w = workers();
     println!(
-        "\n[6] idle pool, {w} workers: submit -> first instruction of the task ({SAMPLES} samples per peer, \
+        "\n[7] idle pool, {w} workers: submit -> first instruction of the task ({SAMPLES} samples per peer, \
          peers taking turns, {gap:?} idle before each); CPU of the process while only that pool idles"
     );
     println!(
@@ -911,6 +1036,7 @@ fn main() {
     scenario_mix(rounds);
     scenario_external(rounds, &mut targets);
     primitives(&mut targets);
+    fork_join_peers();
     idle(&mut targets);
 
     println!("\ntargets, as measured in this run:");

@@ -204,6 +204,16 @@ pub fn fib<F: Fork>(fork: &F, n: u64) -> u64 {
     a + b
 }
 
+/// `fib` on chili, whose `join` hands each half the scope (`&mut`), so it
+/// cannot be a `Fork`.
+pub fn fib_chili(scope: &mut chili::Scope<'_>, n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = scope.join(|s| fib_chili(s, n - 1), |s| fib_chili(s, n - 2));
+    a + b
+}
+
 /// The same recursion with no fork: the floor `fib` is measured against.
 pub fn fib_seq(n: u64) -> u64 {
     if n < 2 {
