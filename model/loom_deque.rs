@@ -124,6 +124,11 @@ fn take(got: &mut Vec<usize>, value: Option<usize>, pushed: &[usize]) {
     }
 }
 
+/// Makes the deque under test with the given capacity: symmetric
+/// (`Worker::with_capacity`) or owner-biased
+/// (`Worker::owner_biased_with_capacity`).
+type NewDeque = fn(usize) -> Worker<usize>;
+
 // Preemption bound 5 and floor 35 (element pushed before the thief starts,
 // 71 executions observed); bound 5, floor 70 (pushed while it runs, 144).
 //
@@ -132,8 +137,12 @@ fn take(got: &mut Vec<usize>, value: Option<usize>, pushed: &[usize]) {
 // the element pushed before the thief starts, then pushed while it runs.
 #[test]
 fn pop_vs_steal_last() {
-    explore("pop_vs_steal_last/pushed_before", 5, 35, || {
-        let worker = Worker::with_capacity(2);
+    pop_vs_steal_last_on("pop_vs_steal_last", Worker::with_capacity, [35, 70]);
+}
+
+fn pop_vs_steal_last_on(name: &str, new_deque: NewDeque, floors: [usize; 2]) {
+    explore(&format!("{name}/pushed_before"), 5, floors[0], move || {
+        let worker = new_deque(2);
         worker.push(1);
         let stealer = worker.stealer();
         let thief = thread::spawn(move || steal(&stealer));
@@ -142,16 +151,21 @@ fn pop_vs_steal_last() {
         drain(&worker, &mut out);
         assert_exactly_once(&[1], out);
     });
-    explore("pop_vs_steal_last/pushed_while_stealing", 5, 70, || {
-        let worker = Worker::with_capacity(2);
-        let stealer = worker.stealer();
-        let thief = thread::spawn(move || steal(&stealer));
-        worker.push(1);
-        let mut out: Vec<usize> = worker.pop().into_iter().collect();
-        take(&mut out, thief.join().unwrap(), &[1]);
-        drain(&worker, &mut out);
-        assert_exactly_once(&[1], out);
-    });
+    explore(
+        &format!("{name}/pushed_while_stealing"),
+        5,
+        floors[1],
+        move || {
+            let worker = new_deque(2);
+            let stealer = worker.stealer();
+            let thief = thread::spawn(move || steal(&stealer));
+            worker.push(1);
+            let mut out: Vec<usize> = worker.pop().into_iter().collect();
+            take(&mut out, thief.join().unwrap(), &[1]);
+            drain(&worker, &mut out);
+            assert_exactly_once(&[1], out);
+        },
+    );
 }
 
 // Preemption bound 5, floor 2000 (4505 executions observed).
@@ -163,8 +177,12 @@ fn pop_vs_steal_last() {
 // the pushes' slot writes.
 #[test]
 fn pop_vs_steal_two() {
-    explore("pop_vs_steal_two", 5, 2000, || {
-        let worker = Worker::with_capacity(2);
+    pop_vs_steal_two_on("pop_vs_steal_two", Worker::with_capacity, 2000);
+}
+
+fn pop_vs_steal_two_on(name: &str, new_deque: NewDeque, floor: usize) {
+    explore(name, 5, floor, move || {
+        let worker = new_deque(2);
         let stealer = worker.stealer();
         let thief = thread::spawn(move || {
             let mut got = Vec::new();
@@ -190,9 +208,13 @@ fn pop_vs_steal_two() {
 // the owner pushes a second element and pops.
 #[test]
 fn steal_vs_steal() {
-    explore("steal_vs_steal", 4, 75000, || {
+    steal_vs_steal_on("steal_vs_steal", Worker::with_capacity, 4, 75000);
+}
+
+fn steal_vs_steal_on(name: &str, new_deque: NewDeque, bound: usize, floor: usize) {
+    explore(name, bound, floor, move || {
         let pushed = [1, 2];
-        let worker = Worker::with_capacity(2);
+        let worker = new_deque(2);
         worker.push(1);
         // One `Stealer` shared by both thieves (it is `Sync`).
         let stealer = Arc::new(worker.stealer());
@@ -529,30 +551,10 @@ fn regression_relaxed_buffer_publish() {
 // Preemption bound 5, floors 55 and 100 (117 and 212 executions observed).
 #[test]
 fn owner_biased_pop_vs_steal_last() {
-    explore("owner_biased_pop_vs_steal_last/pushed_before", 5, 55, || {
-        let worker = Worker::owner_biased_with_capacity(2);
-        worker.push(1);
-        let stealer = worker.stealer();
-        let thief = thread::spawn(move || steal(&stealer));
-        let mut out: Vec<usize> = worker.pop().into_iter().collect();
-        take(&mut out, thief.join().unwrap(), &[1]);
-        drain(&worker, &mut out);
-        assert_exactly_once(&[1], out);
-    });
-    explore(
-        "owner_biased_pop_vs_steal_last/pushed_while_stealing",
-        5,
-        100,
-        || {
-            let worker = Worker::owner_biased_with_capacity(2);
-            let stealer = worker.stealer();
-            let thief = thread::spawn(move || steal(&stealer));
-            worker.push(1);
-            let mut out: Vec<usize> = worker.pop().into_iter().collect();
-            take(&mut out, thief.join().unwrap(), &[1]);
-            drain(&worker, &mut out);
-            assert_exactly_once(&[1], out);
-        },
+    pop_vs_steal_last_on(
+        "owner_biased_pop_vs_steal_last",
+        Worker::owner_biased_with_capacity,
+        [55, 100],
     );
 }
 
@@ -562,25 +564,11 @@ fn owner_biased_pop_vs_steal_last() {
 // without a CAS, which only D15/D16 keep from the thief.
 #[test]
 fn owner_biased_pop_vs_steal_two() {
-    explore("owner_biased_pop_vs_steal_two", 5, 8000, || {
-        let worker = Worker::owner_biased_with_capacity(2);
-        let stealer = worker.stealer();
-        let thief = thread::spawn(move || {
-            let mut got = Vec::new();
-            for _ in 0..2 {
-                take(&mut got, steal(&stealer), &[1, 2]);
-            }
-            got
-        });
-        worker.push(1);
-        worker.push(2);
-        let mut out: Vec<usize> = Vec::new();
-        out.extend(worker.pop());
-        out.extend(worker.pop());
-        out.extend(thief.join().unwrap());
-        drain(&worker, &mut out);
-        assert_exactly_once(&[1, 2], out);
-    });
+    pop_vs_steal_two_on(
+        "owner_biased_pop_vs_steal_two",
+        Worker::owner_biased_with_capacity,
+        8000,
+    );
 }
 
 // Preemption bound 3, floor 50000 (106513 executions observed).
@@ -589,28 +577,10 @@ fn owner_biased_pop_vs_steal_two() {
 // and then claiming, while the owner pushes and pops.
 #[test]
 fn owner_biased_steal_vs_steal() {
-    explore("owner_biased_steal_vs_steal", 3, 50000, || {
-        let pushed = [1, 2];
-        let worker = Worker::owner_biased_with_capacity(2);
-        worker.push(1);
-        let stealer = Arc::new(worker.stealer());
-        let thieves: Vec<_> = (0..2)
-            .map(|_| {
-                let stealer = stealer.clone();
-                thread::spawn(move || {
-                    let mut got = Vec::new();
-                    take(&mut got, steal(&stealer), &pushed);
-                    take(&mut got, steal_once(&stealer), &pushed);
-                    got
-                })
-            })
-            .collect();
-        worker.push(2);
-        let mut out: Vec<usize> = worker.pop().into_iter().collect();
-        for thief in thieves {
-            out.extend(thief.join().unwrap());
-        }
-        drain(&worker, &mut out);
-        assert_exactly_once(&pushed, out);
-    });
+    steal_vs_steal_on(
+        "owner_biased_steal_vs_steal",
+        Worker::owner_biased_with_capacity,
+        3,
+        50000,
+    );
 }
