@@ -39,6 +39,7 @@ list_mutants() {
     done
     printf 'stale_buffer\tloom_deque\tbug\tR2\tbuffer loaded after bottom\tloaded before top\n'
     printf 'relaxed_buffer_publish\tloom_deque\tbug\tD8/D10\tRelease/Acquire\tRelaxed/Relaxed\n'
+    printf 'batch_wide_cas\tloom_deque\tbug\tB1\tone steal per element\tone CAS for the batch\n'
 }
 
 run_mutant() {

@@ -60,10 +60,15 @@
 //!   `pool_schedule(&ops)` with `PoolOps`). The string records every context
 //!   switch the execution made, so it replays without the schedule bytes.
 
+// The checker's own `#![allow(dead_code)]` covers the parts unused here.
+#[path = "linearizability.rs"]
+mod linearizability;
+
+use linearizability::{Action, Event, Stolen};
 use shuttle::scheduler::{DataSource, RandomDataSource, Schedule, Scheduler, Task, TaskId};
 use shuttle::thread;
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use stealpool::deque::{Element, Stealer, Worker};
 use stealpool::{JoinHandle, ThreadPool};
@@ -411,25 +416,108 @@ fn receive<P: Payload>(element: P, pushed_max: usize, out: &mut Vec<usize>) {
     out.push(serial);
 }
 
+/// The timestamps of a deque run's history: a plain `std` counter, so that
+/// taking one adds no scheduling point and the schedule bytes (and the
+/// committed crash corpus) keep their meaning. Shuttle runs one thread at a
+/// time, so its order is the execution's order; a switch between a
+/// timestamp and the call's first step only widens the call's interval.
+struct Clock(AtomicU64);
+
+impl Clock {
+    fn tick(&self) -> u64 {
+        self.0.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+fn stolen_serial<P: Payload>(steal: &stealpool::deque::Steal<P>) -> Stolen {
+    match steal {
+        stealpool::deque::Steal::Success(element) => Stolen::Success(element.serial() as u64),
+        stealpool::deque::Steal::Empty => Stolen::Empty,
+        stealpool::deque::Steal::Retry => Stolen::Retry,
+    }
+}
+
 /// One thief: runs its operations against `stealer` with its own `Worker`,
-/// then drains that worker. Returns the push numbers it got.
-fn thief<P: Payload>(stealer: Stealer<P>, ops: Vec<ThiefOp>, pushed_max: usize) -> Vec<usize> {
+/// then drains that worker. Returns the push numbers it got, and its part
+/// of the victim deque's history.
+///
+/// An element a batch moved to the thief's own worker is known only when it
+/// comes out of it (a `PopOwn` or the final drain), and which batch moved it
+/// is not known without asking the worker its length, a scheduling point
+/// that would change what the schedule bytes mean. So it is recorded as a
+/// steal somewhere between the first successful batch since the worker was
+/// last seen empty and the last successful batch before it came out: a
+/// wider interval than the batch's own, which can hide a violation but
+/// never invent one.
+fn thief<P: Payload>(
+    stealer: Stealer<P>,
+    ops: Vec<ThiefOp>,
+    pushed_max: usize,
+    thread: usize,
+    clock: &Clock,
+) -> (Vec<usize>, Vec<Event>) {
     let own = Worker::with_capacity(1);
     let mut out = Vec::new();
+    let mut history = Vec::new();
+    // The invoke of the first and the return of the last successful batch
+    // whose moved elements may still be in `own`.
+    let mut window: Option<(u64, u64)> = None;
+    let moved = |history: &mut Vec<Event>, window: Option<(u64, u64)>, serial: usize| {
+        let (invoke, ret) = window.expect("an element in the thief's own worker, moved by no batch");
+        history.push(Event {
+            thread,
+            invoke,
+            ret,
+            action: Action::BatchMoved(serial as u64),
+        });
+    };
     for op in ops {
         let got = match op {
-            ThiefOp::Steal => stealer.steal().success(),
-            ThiefOp::StealBatchAndPop => stealer.steal_batch_and_pop(&own).success(),
-            ThiefOp::PopOwn => own.pop(),
+            ThiefOp::Steal => {
+                let invoke = clock.tick();
+                let steal = stealer.steal();
+                let ret = clock.tick();
+                history.push(Event {
+                    thread,
+                    invoke,
+                    ret,
+                    action: Action::Steal(stolen_serial(&steal)),
+                });
+                steal.success()
+            }
+            ThiefOp::StealBatchAndPop => {
+                let invoke = clock.tick();
+                let steal = stealer.steal_batch_and_pop(&own);
+                let ret = clock.tick();
+                history.push(Event {
+                    thread,
+                    invoke,
+                    ret,
+                    action: Action::Batch(stolen_serial(&steal)),
+                });
+                if steal.is_success() {
+                    window = Some((window.map_or(invoke, |(first, _)| first), ret));
+                }
+                steal.success()
+            }
+            ThiefOp::PopOwn => {
+                let got = own.pop();
+                match &got {
+                    Some(element) => moved(&mut history, window, element.serial()),
+                    None => window = None,
+                }
+                got
+            }
         };
         if let Some(element) = got {
             receive(element, pushed_max, &mut out);
         }
     }
     while let Some(element) = own.pop() {
+        moved(&mut history, window, element.serial());
         receive(element, pushed_max, &mut out);
     }
-    out
+    (out, history)
 }
 
 /// The deque body: the owner (this thread) and [`THIEVES`] thieves (shuttle
@@ -459,14 +547,26 @@ fn deque_run<P: Payload>(ops: &DequeOps) {
         drops: (0..pushes).map(|_| AtomicUsize::new(0)).collect(),
     });
     let worker = Worker::<P>::with_capacity(ops.capacity);
+    let clock = Arc::new(Clock(AtomicU64::new(1)));
     let thieves: Vec<_> = ops
         .thieves
         .iter()
-        .map(|thief_ops| {
-            let (stealer, thief_ops) = (worker.stealer(), thief_ops.clone());
-            thread::spawn(move || thief(stealer, thief_ops, pushes))
+        .enumerate()
+        .map(|(i, thief_ops)| {
+            let (stealer, thief_ops, clock) = (worker.stealer(), thief_ops.clone(), clock.clone());
+            thread::spawn(move || thief(stealer, thief_ops, pushes, i + 1, &clock))
         })
         .collect();
+    let mut history = Vec::new();
+    let mut record = |invoke: u64, action: Action| {
+        let ret = clock.tick();
+        history.push(Event {
+            thread: 0,
+            invoke,
+            ret,
+            action,
+        });
+    };
 
     let mut out = Vec::new();
     let mut pushed = 0;
@@ -475,11 +575,16 @@ fn deque_run<P: Payload>(ops: &DequeOps) {
         let Some(owner) = &worker else { break };
         match op {
             OwnerOp::Push => {
+                let invoke = clock.tick();
                 owner.push(P::make(pushed, &ledger));
+                record(invoke, Action::Push(pushed as u64));
                 pushed += 1;
             }
             OwnerOp::Pop => {
-                if let Some(element) = owner.pop() {
+                let invoke = clock.tick();
+                let popped = owner.pop();
+                record(invoke, Action::Pop(popped.as_ref().map(|e| e.serial() as u64)));
+                if let Some(element) = popped {
                     receive(element, pushes, &mut out);
                 }
             }
@@ -490,12 +595,23 @@ fn deque_run<P: Payload>(ops: &DequeOps) {
     if let Some(owner) = &worker {
         // Only the owner pushes, so once its pop finds nothing the deque
         // stays empty, whatever the thieves are doing.
-        while let Some(element) = owner.pop() {
+        loop {
+            let invoke = clock.tick();
+            let popped = owner.pop();
+            record(invoke, Action::Pop(popped.as_ref().map(|e| e.serial() as u64)));
+            let Some(element) = popped else { break };
             receive(element, pushes, &mut out);
         }
     }
     for handle in thieves {
-        out.extend(handle.join().expect("a thief panicked"));
+        let (got, part) = handle.join().expect("a thief panicked");
+        out.extend(got);
+        history.extend(part);
+    }
+    // Linearizable with respect to the sequential deque (checked before the
+    // exactly-once checks below, so that a violation prints the history).
+    if let Err(failure) = linearizability::check(&history) {
+        panic!("{failure}");
     }
     if let Some(owner) = &worker {
         assert!(

@@ -3,7 +3,7 @@
 #
 #   model/verify.sh            everything, with the bounds CI uses
 #   model/verify.sh STEP...    only these steps (fmt clippy test stack loom
-#                              shuttle fuzz miri tsan mutants_smoke mutants)
+#                              shuttle lin fuzz miri tsan mutants_smoke mutants)
 #
 # Each step runs under `timeout`, logs to target/verify/STEP.log, and adds a
 # row to the summary: property, checker, executions, time, result. Model
@@ -94,6 +94,20 @@ step_shuttle() {
     check_not_vacuous shuttle shuttle
 }
 
+step_lin() {
+    # Linearizability of the deque (proofs/linearizability.md): every
+    # recorded history judged against the sequential specification, under
+    # shuttle schedules and on real threads. The shuttle binary is already
+    # built by the shuttle step; the real-thread test runs in release, where
+    # its race test catches a missing D3 fence (in debug it does not), and
+    # needs only this crate rebuilt (the stack step built the release
+    # dependencies).
+    run lin_shuttle 600 "deque linearizable (shuttle)" "lin checker, random+PCT" -- \
+        cargo test --features shuttle --release --test lin_deque -- --nocapture
+    run lin_threads 600 "deque linearizable (threads)" "lin checker, threads, release" -- \
+        cargo test --release --test deque_linearizable -- --nocapture
+}
+
 step_fuzz() {
     # New inputs go to a scratch corpus; the committed seeds are read only.
     local scratch=target/verify/corpus
@@ -171,7 +185,7 @@ step_mutants_smoke() {
 }
 
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy test stack loom shuttle fuzz miri tsan mutants_smoke)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy test stack loom shuttle lin fuzz miri tsan mutants_smoke)
 
 printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
 printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"

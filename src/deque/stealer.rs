@@ -143,10 +143,14 @@ impl<T: Element> Stealer<T> {
     /// assert_eq!(thief.len(), 3); // 1, 2, 3 moved over
     /// assert_eq!(victim.len(), 4);
     /// ```
+    // The bug flag returns early; the fixed code after it stays compiled.
+    #[cfg_attr(stealpool_bug = "batch_wide_cas", allow(unreachable_code))]
     pub fn steal_batch_and_pop(&self, dest: &Worker<T>) -> Steal<T> {
         if dest.is_same_deque(&self.inner) {
             return dest.pop().map_or(Steal::Empty, Steal::Success);
         }
+        #[cfg(stealpool_bug = "batch_wide_cas")]
+        return self.steal_batch_wide_cas(dest);
         // Each element is claimed by its own full `steal` (D5-D9), never by
         // one CAS over several: the owner pops without a CAS while `top` is
         // below the index it takes, so it may pop into a range that a single
@@ -166,6 +170,48 @@ impl<T: Element> Stealer<T> {
             }
         }
         Steal::Success(first)
+    }
+
+    /// The batch-steal defect of B1, reintroduced for the checkers by
+    /// `--cfg stealpool_bug="batch_wide_cas"`: one CAS claims half of the
+    /// elements at once. The owner pops without a CAS while `top` is below
+    /// the index it takes, so it can pop into the claimed range between this
+    /// thief's load of `bottom` and its CAS, and both get those elements.
+    #[cfg(stealpool_bug = "batch_wide_cas")]
+    fn steal_batch_wide_cas(&self, dest: &Worker<T>) -> Steal<T> {
+        let inner = &*self.inner;
+        // D5, D6, D7: as in `steal`.
+        let top = inner.top.load(STEAL_LOAD_TOP);
+        fence(STEAL_FENCE);
+        let bottom = inner.bottom.load(STEAL_LOAD_BOTTOM);
+        let len = bottom - top;
+        if len <= 0 {
+            return Steal::Empty;
+        }
+        let count = (len as usize).div_ceil(2).min(MAX_BATCH);
+        // D8: as in `steal`.
+        let buffer = inner.buffer.load(LOAD_BUFFER);
+        let mut words = [std::ptr::null_mut(); MAX_BATCH];
+        for (offset, word) in words[..count].iter_mut().enumerate() {
+            // D11: relaxed reads, claimed by the CAS below or discarded.
+            // SAFETY: buffers are freed only with `inner`, which we hold.
+            *word = unsafe { (*buffer).read(top + offset as i64) };
+        }
+        // D9, over `count` indices at once: the defect.
+        if inner
+            .top
+            .compare_exchange(top, top + count as i64, STEAL_CAS, CAS_FAILURE)
+            .is_err()
+        {
+            return Steal::Retry;
+        }
+        for &word in &words[1..count] {
+            // SAFETY: none, that is the defect: the owner may have popped
+            // these indices too.
+            dest.push(unsafe { T::from_word(word) });
+        }
+        // SAFETY: as above.
+        Steal::Success(unsafe { T::from_word(words[0]) })
     }
 }
 

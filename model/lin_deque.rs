@@ -1,0 +1,250 @@
+//! Linearizability of the deque under shuttle: one owner and two thieves
+//! with short random operation sequences, thousands of random and PCT
+//! schedules, every history checked against the sequential specification by
+//! `model/linearizability.rs` (the checker the real-thread test
+//! `tests/deque_linearizable.rs` drives too).
+//!
+//! The invoke and return timestamps come from a `shuttle` atomic counter,
+//! bumped just before each call and just after it returns. Reading it is a
+//! scheduling point, so shuttle may switch threads between a timestamp and
+//! the operation; since shuttle runs one thread at a time and is
+//! sequentially consistent, the counter's order is the execution's order,
+//! and "returned before invoked" is exact.
+//!
+//! Shuttle explores interleavings, not weak memory: it finds what goes wrong
+//! in some order of the atomic steps (a stale buffer, a claim that races a
+//! CAS-free pop), not what needs a store buffer or a relaxed load (loom's
+//! job). Every test counts its executions with a plain `std` atomic (outside
+//! the facade) and fails below its floor, so a harness that runs nothing
+//! cannot pass.
+//!
+//! Run with `cargo test --features shuttle --release --test lin_deque`.
+
+#[path = "linearizability.rs"]
+mod linearizability;
+
+use linearizability::{check, Action, Recorder, Stolen};
+use shuttle::rand::{thread_rng, RngCore};
+use shuttle::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+use shuttle::sync::Arc;
+use shuttle::thread;
+use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
+use std::time::Instant;
+use stealpool::deque::Stealer;
+use stealpool::deque::{Steal, Worker};
+
+/// Thieves besides the owner.
+const THIEVES: usize = 2;
+
+/// Which scheduler runs a test.
+#[derive(Clone, Copy)]
+enum Schedule {
+    Random { iterations: usize },
+    Pct { iterations: usize, depth: usize },
+}
+
+/// Runs `test` under `schedule`, then fails if fewer executions than asked
+/// for were run.
+fn run(name: &str, schedule: Schedule, test: impl Fn() + Send + Sync + 'static) {
+    let executions = std::sync::Arc::new(StdAtomicUsize::new(0));
+    let counter = executions.clone();
+    let body = move || {
+        counter.fetch_add(1, StdOrdering::Relaxed);
+        test();
+    };
+    let start = Instant::now();
+    let (floor, label) = match schedule {
+        Schedule::Random { iterations } => (iterations, "random".to_string()),
+        Schedule::Pct { iterations, depth } => (iterations, format!("pct depth {depth}")),
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match schedule {
+        Schedule::Random { iterations } => shuttle::check_random(body, iterations),
+        Schedule::Pct { iterations, depth } => shuttle::check_pct(body, iterations, depth),
+    }));
+    if let Err(panic) = outcome {
+        eprintln!(
+            "lin_deque {name} ({label}): FAILED in execution {} after {:.2?}",
+            executions.load(StdOrdering::Relaxed),
+            start.elapsed()
+        );
+        std::panic::resume_unwind(panic);
+    }
+    let ran = executions.load(StdOrdering::Relaxed);
+    eprintln!(
+        "lin_deque {name} ({label}): {ran} executions in {:.2?}, every history linearizable (floor {floor})",
+        start.elapsed()
+    );
+    assert!(
+        ran >= floor,
+        "lin_deque {name} ran {ran} executions, below its floor of {floor}: the harness is vacuous"
+    );
+}
+
+/// What the thieves call.
+#[derive(Clone, Copy)]
+enum Thieves {
+    /// `steal` only.
+    Steal,
+    /// `steal` or `steal_batch_and_pop`, one in two, at random.
+    StealAndBatch,
+}
+
+fn stolen(steal: Steal<usize>) -> Stolen {
+    match steal {
+        Steal::Success(v) => Stolen::Success(v as u64),
+        Steal::Empty => Stolen::Empty,
+        Steal::Retry => Stolen::Retry,
+    }
+}
+
+/// A `steal_batch_and_pop` into `dest` (empty, private to this thief), and
+/// what it moved there, emptied back out: `dest` pops newest first, so the
+/// order the batch stole them in is the reverse.
+fn batch(stealer: &Stealer<usize>, dest: &Worker<usize>) -> (Stolen, Vec<u64>) {
+    let first = stolen(stealer.steal_batch_and_pop(dest));
+    let mut moved: Vec<u64> = std::iter::from_fn(|| dest.pop()).map(|v| v as u64).collect();
+    moved.reverse();
+    (first, moved)
+}
+
+/// One execution: the owner does `owner_ops` random pushes (two in three)
+/// and pops on a deque of capacity 1 (so pushes grow it while thieves
+/// steal), each thief `thief_ops` calls; then the history is checked.
+fn owner_and_thieves(owner_ops: usize, thief_ops: usize, kind: Thieves) -> impl Fn() + Send + Sync + 'static {
+    move || {
+        let clock = Arc::new(AtomicU64::new(1));
+        let owner_done = Arc::new(AtomicBool::new(false));
+        let worker = Worker::<usize>::with_capacity(1);
+        let thieves: Vec<_> = (1..=THIEVES)
+            .map(|thread| {
+                let stealer = worker.stealer();
+                let clock = clock.clone();
+                let owner_done = owner_done.clone();
+                thread::spawn(move || {
+                    let tick = || clock.fetch_add(1, SeqCst);
+                    let mut log = Recorder::new(thread);
+                    let dest = Worker::<usize>::with_capacity(1);
+                    // Recorded by shuttle, like the owner's choices.
+                    let mut choices = thread_rng().next_u64();
+                    if matches!(kind, Thieves::StealAndBatch) {
+                        // Batches start once there are three elements to
+                        // claim two of (or the owner is done), so that they
+                        // overlap the owner's pops; a spin loop is a
+                        // scheduling point per round under shuttle.
+                        while stealer.len() < 3 && !owner_done.load(SeqCst) {
+                            thread::yield_now();
+                        }
+                    }
+                    for _ in 0..thief_ops {
+                        let use_batch = matches!(kind, Thieves::StealAndBatch) && choices % 2 == 1;
+                        choices /= 2;
+                        if use_batch {
+                            log.record_batch(tick, || batch(&stealer, &dest));
+                        } else {
+                            log.record(tick, || Action::Steal(stolen(stealer.steal())));
+                        }
+                    }
+                    log.into_events()
+                })
+            })
+            .collect();
+        let tick = || clock.fetch_add(1, SeqCst);
+        // Recorded by shuttle, so a failing schedule replays the same ops.
+        let mut choices = thread_rng().next_u64();
+        let mut log = Recorder::new(0);
+        let mut next = 1usize;
+        for op in 0..owner_ops {
+            // With batches, three pushes first, then pops one time in two:
+            // a batch that finds three elements claims two, and the owner's
+            // next two pops reach into that range (B1).
+            let push = match kind {
+                Thieves::Steal => choices % 3 != 0,
+                Thieves::StealAndBatch => op < 3 || choices % 3 == 0,
+            };
+            choices /= 3;
+            if push {
+                let value = next;
+                next += 1;
+                log.record(tick, || {
+                    worker.push(value);
+                    Action::Push(value as u64)
+                });
+            } else {
+                log.record(tick, || Action::Pop(worker.pop().map(|v| v as u64)));
+            }
+        }
+        owner_done.store(true, SeqCst);
+        let mut history = log.into_events();
+        for thief in thieves {
+            history.extend(thief.join().unwrap());
+        }
+        if let Err(failure) = check(&history) {
+            panic!("{failure}");
+        }
+    }
+}
+
+// 50000 random schedules: the owner does 6 operations, each thief 4 steals
+// (floor: all 50000 must run).
+#[test]
+fn owner_and_two_thieves_random() {
+    run(
+        "owner_and_two_thieves",
+        Schedule::Random { iterations: 50000 },
+        owner_and_thieves(6, 4, Thieves::Steal),
+    );
+}
+
+// 50000 PCT schedules, depth 3: few, well-placed preemptions, which is what
+// the stale-buffer bug needs (a thief preempted inside one steal while the
+// owner grows, pops and pushes) (floor: all 50000 must run).
+#[test]
+fn owner_and_two_thieves_pct() {
+    run(
+        "owner_and_two_thieves",
+        Schedule::Pct {
+            iterations: 50000,
+            depth: 3,
+        },
+        owner_and_thieves(6, 4, Thieves::Steal),
+    );
+}
+
+// 20000 PCT schedules, depth 6, with 6 steals per thief: longer histories
+// (18 operations), more preemptions (floor: all 20000 must run).
+#[test]
+fn owner_and_two_thieves_pct_deep() {
+    run(
+        "owner_and_two_thieves_deep",
+        Schedule::Pct {
+            iterations: 20000,
+            depth: 6,
+        },
+        owner_and_thieves(6, 6, Thieves::Steal),
+    );
+}
+
+// Batches: each thief's 3 calls are `steal` or `steal_batch_and_pop` at
+// random; the owner does 3 pushes, then 4 operations, pops two times in
+// three, so that batches find several elements and pops reach into them.
+// 30000 random and 30000 PCT depth 3 schedules (floors: all must run).
+#[test]
+fn owner_and_two_batching_thieves_random() {
+    run(
+        "owner_and_two_batching_thieves",
+        Schedule::Random { iterations: 30000 },
+        owner_and_thieves(7, 3, Thieves::StealAndBatch),
+    );
+}
+
+#[test]
+fn owner_and_two_batching_thieves_pct() {
+    run(
+        "owner_and_two_batching_thieves",
+        Schedule::Pct {
+            iterations: 30000,
+            depth: 3,
+        },
+        owner_and_thieves(7, 3, Thieves::StealAndBatch),
+    );
+}
