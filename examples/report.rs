@@ -908,6 +908,89 @@ fn fork_join_peers() {
             );
         }
     }
+    short_regions();
+}
+
+/// A peer's `join` of two borrowed halves.
+type JoinHalves<'a> = dyn FnMut(&(dyn Fn() + Sync), &(dyn Fn() + Sync)) + 'a;
+
+/// How long after a `join` the half its caller does not run starts on
+/// another, idle worker, when the caller's half does not return until it has
+/// (a short parallel region: that half spins, up to `GIVE_UP`, and never
+/// joins again). rayon and this pool run the first half on the caller,
+/// chili the second; each half looks at the thread it runs on. One sample:
+/// the time from the call to the other half's first instruction, or `None`
+/// if no other thread took it.
+fn other_half_latency(join: &mut JoinHalves<'_>) -> Option<Duration> {
+    const GIVE_UP: Duration = Duration::from_millis(10);
+    let caller = thread::current().id();
+    let started = AtomicU64::new(0);
+    let start = Instant::now();
+    let half = || {
+        if thread::current().id() == caller {
+            while started.load(Ordering::Acquire) == 0 && start.elapsed() < GIVE_UP {
+                std::hint::spin_loop();
+            }
+        } else {
+            started.store(start.elapsed().as_nanos() as u64 + 1, Ordering::Release);
+        }
+    };
+    join(&half, &half);
+    match started.load(Ordering::Acquire) {
+        0 => None,
+        ns => Some(Duration::from_nanos(ns - 1)),
+    }
+}
+
+/// `other_half_latency` on each peer, 2 threads, workers idle for 5 ms
+/// before each sample, peers taking turns.
+fn short_regions() {
+    const SAMPLES: usize = 100;
+    println!(
+        "  a short region: join -> the half its caller does not run starting on an idle worker, 2 threads, the \
+         caller's half spinning until then (up to 10 ms, no join of its own); {SAMPLES} samples per peer, \
+         5 ms idle before each"
+    );
+    let pool = ThreadPool::new(2);
+    let rayon = rayon_pool(2);
+    let chili = chili::ThreadPool::with_config(chili::Config {
+        thread_count: std::num::NonZero::new(2),
+        ..chili::Config::default()
+    });
+    let mut samples: [Vec<Option<Duration>>; 3] = Default::default();
+    for _ in 0..SAMPLES {
+        thread::sleep(Duration::from_millis(5));
+        samples[0].push(pool.install(|| {
+            other_half_latency(&mut |a, b| {
+                pool.join(a, b);
+            })
+        }));
+        thread::sleep(Duration::from_millis(5));
+        samples[1].push(rayon.install(|| {
+            other_half_latency(&mut |a, b| {
+                rayon::join(a, b);
+            })
+        }));
+        thread::sleep(Duration::from_millis(5));
+        let mut scope = chili.scope();
+        samples[2].push(other_half_latency(&mut |a, b| {
+            scope.join(|_| a(), |_| b());
+        }));
+    }
+    for (name, samples) in ["stealpool", "rayon", "chili"].iter().zip(samples) {
+        let mut taken: Vec<Duration> = samples.iter().flatten().copied().collect();
+        taken.sort();
+        let missed = SAMPLES - taken.len();
+        if taken.is_empty() {
+            println!("    {name:<10} never taken by another thread within 10 ms ({missed} of {SAMPLES})");
+        } else {
+            println!(
+                "    {name:<10} p50 {:>7.1} us, p99 {:>7.1} us; not taken within 10 ms: {missed} of {SAMPLES}",
+                quantile(&taken, 0.5).as_secs_f64() * 1e6,
+                quantile(&taken, 0.99).as_secs_f64() * 1e6
+            );
+        }
+    }
 }
 
 /// CPU use of the process while nothing is submitted, as % of one core.
