@@ -568,6 +568,29 @@ fn scenario_external(rounds: usize, targets: &mut Targets) {
         format!("{ratio:.2}x rayon's"),
         at_most(1.0 / ratio),
     ));
+
+    // One submitter: every task crosses the injector, with no other
+    // submitter to batch behind.
+    const ONE: usize = 200_000;
+    println!("  {ONE} micro-tasks spawned by one thread outside the pool");
+    let mut peers = vec![
+        peer("stealpool, spawn, one submitter", w, || {
+            let pool = ThreadPool::new(w);
+            measure(|| run_external(1, ONE, &|task| pool.spawn(task)))
+        }),
+        peer("rayon, spawn, one submitter", w, || {
+            let pool = rayon_pool(w);
+            measure(|| run_external(1, ONE, &|task| pool.spawn(task)))
+        }),
+    ];
+    let runs = compete(&mut peers, rounds);
+    table(&peers, &runs, 0, Some(("ns/task", ONE as f64)));
+    let ratio = speedup(&runs[1], &runs[0]);
+    targets.push((
+        "spawn from one outside thread: throughput >= rayon's".into(),
+        format!("{ratio:.2}x rayon's"),
+        at_most(1.0 / ratio),
+    ));
 }
 
 /// CPU time of the calling thread so far.
