@@ -20,65 +20,24 @@
 //!
 //! Run with `cargo test --features shuttle --release --test lin_deque`.
 
+#[path = "lin_record.rs"]
+mod lin_record;
 #[path = "linearizability.rs"]
 mod linearizability;
+#[path = "shuttle_run.rs"]
+mod shuttle_run;
 
-use linearizability::{check, Action, Recorder, Stolen};
+use lin_record::{batch, stolen};
+use linearizability::{check, Action, Recorder};
 use shuttle::rand::{thread_rng, RngCore};
 use shuttle::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 use shuttle::sync::Arc;
 use shuttle::thread;
-use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
-use std::time::Instant;
-use stealpool::deque::Stealer;
-use stealpool::deque::{Steal, Worker};
+use shuttle_run::{run, Schedule};
+use stealpool::deque::Worker;
 
 /// Thieves besides the owner.
 const THIEVES: usize = 2;
-
-/// Which scheduler runs a test.
-#[derive(Clone, Copy)]
-enum Schedule {
-    Random { iterations: usize },
-    Pct { iterations: usize, depth: usize },
-}
-
-/// Runs `test` under `schedule`, then fails if fewer executions than asked
-/// for were run.
-fn run(name: &str, schedule: Schedule, test: impl Fn() + Send + Sync + 'static) {
-    let executions = std::sync::Arc::new(StdAtomicUsize::new(0));
-    let counter = executions.clone();
-    let body = move || {
-        counter.fetch_add(1, StdOrdering::Relaxed);
-        test();
-    };
-    let start = Instant::now();
-    let (floor, label) = match schedule {
-        Schedule::Random { iterations } => (iterations, "random".to_string()),
-        Schedule::Pct { iterations, depth } => (iterations, format!("pct depth {depth}")),
-    };
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match schedule {
-        Schedule::Random { iterations } => shuttle::check_random(body, iterations),
-        Schedule::Pct { iterations, depth } => shuttle::check_pct(body, iterations, depth),
-    }));
-    if let Err(panic) = outcome {
-        eprintln!(
-            "lin_deque {name} ({label}): FAILED in execution {} after {:.2?}",
-            executions.load(StdOrdering::Relaxed),
-            start.elapsed()
-        );
-        std::panic::resume_unwind(panic);
-    }
-    let ran = executions.load(StdOrdering::Relaxed);
-    eprintln!(
-        "lin_deque {name} ({label}): {ran} executions in {:.2?}, every history linearizable (floor {floor})",
-        start.elapsed()
-    );
-    assert!(
-        ran >= floor,
-        "lin_deque {name} ran {ran} executions, below its floor of {floor}: the harness is vacuous"
-    );
-}
 
 /// What the thieves call.
 #[derive(Clone, Copy)]
@@ -87,24 +46,6 @@ enum Thieves {
     Steal,
     /// `steal` or `steal_batch_and_pop`, one in two, at random.
     StealAndBatch,
-}
-
-fn stolen(steal: Steal<usize>) -> Stolen {
-    match steal {
-        Steal::Success(v) => Stolen::Success(v as u64),
-        Steal::Empty => Stolen::Empty,
-        Steal::Retry => Stolen::Retry,
-    }
-}
-
-/// A `steal_batch_and_pop` into `dest` (empty, private to this thief), and
-/// what it moved there, emptied back out: `dest` pops newest first, so the
-/// order the batch stole them in is the reverse.
-fn batch(stealer: &Stealer<usize>, dest: &Worker<usize>) -> (Stolen, Vec<u64>) {
-    let first = stolen(stealer.steal_batch_and_pop(dest));
-    let mut moved: Vec<u64> = std::iter::from_fn(|| dest.pop()).map(|v| v as u64).collect();
-    moved.reverse();
-    (first, moved)
 }
 
 /// One execution: the owner does `owner_ops` random pushes (two in three)
@@ -189,6 +130,7 @@ fn owner_and_thieves(owner_ops: usize, thief_ops: usize, kind: Thieves) -> impl 
 #[test]
 fn owner_and_two_thieves_random() {
     run(
+        "lin_deque",
         "owner_and_two_thieves",
         Schedule::Random { iterations: 50000 },
         owner_and_thieves(6, 4, Thieves::Steal),
@@ -201,6 +143,7 @@ fn owner_and_two_thieves_random() {
 #[test]
 fn owner_and_two_thieves_pct() {
     run(
+        "lin_deque",
         "owner_and_two_thieves",
         Schedule::Pct {
             iterations: 50000,
@@ -215,6 +158,7 @@ fn owner_and_two_thieves_pct() {
 #[test]
 fn owner_and_two_thieves_pct_deep() {
     run(
+        "lin_deque",
         "owner_and_two_thieves_deep",
         Schedule::Pct {
             iterations: 20000,
@@ -231,6 +175,7 @@ fn owner_and_two_thieves_pct_deep() {
 #[test]
 fn owner_and_two_batching_thieves_random() {
     run(
+        "lin_deque",
         "owner_and_two_batching_thieves",
         Schedule::Random { iterations: 30000 },
         owner_and_thieves(7, 3, Thieves::StealAndBatch),
@@ -240,6 +185,7 @@ fn owner_and_two_batching_thieves_random() {
 #[test]
 fn owner_and_two_batching_thieves_pct() {
     run(
+        "lin_deque",
         "owner_and_two_batching_thieves",
         Schedule::Pct {
             iterations: 30000,

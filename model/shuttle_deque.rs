@@ -19,11 +19,13 @@
 //!
 //! Run with `cargo test --features shuttle --release --test shuttle_deque`.
 
+#[path = "shuttle_run.rs"]
+mod shuttle_run;
+
 use shuttle::rand::{thread_rng, RngCore};
 use shuttle::sync::{Arc, Mutex};
 use shuttle::thread;
-use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
-use std::time::Instant;
+use shuttle_run::{run, Schedule};
 use stealpool::deque::{Steal, Stealer, Worker};
 
 /// The number of thieves besides the owner.
@@ -51,50 +53,6 @@ impl XorShift {
     fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }
-}
-
-/// Which scheduler runs a test.
-#[derive(Clone, Copy)]
-enum Schedule {
-    Random { iterations: usize },
-    Pct { iterations: usize, depth: usize },
-}
-
-/// Runs `test` under `schedule`, then fails if fewer schedules than asked for
-/// were run.
-fn run(name: &str, schedule: Schedule, test: impl Fn() + Send + Sync + 'static) {
-    let executions = std::sync::Arc::new(StdAtomicUsize::new(0));
-    let counter = executions.clone();
-    let body = move || {
-        counter.fetch_add(1, StdOrdering::Relaxed);
-        test();
-    };
-    let start = Instant::now();
-    let (floor, label) = match schedule {
-        Schedule::Random { iterations } => (iterations, "random".to_string()),
-        Schedule::Pct { iterations, depth } => (iterations, format!("pct depth {depth}")),
-    };
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match schedule {
-        Schedule::Random { iterations } => shuttle::check_random(body, iterations),
-        Schedule::Pct { iterations, depth } => shuttle::check_pct(body, iterations, depth),
-    }));
-    if let Err(panic) = outcome {
-        eprintln!(
-            "shuttle {name} ({label}): FAILED in schedule {} after {:.2?}",
-            executions.load(StdOrdering::Relaxed),
-            start.elapsed()
-        );
-        std::panic::resume_unwind(panic);
-    }
-    let ran = executions.load(StdOrdering::Relaxed);
-    eprintln!(
-        "shuttle {name} ({label}): {ran} schedules in {:.2?} (floor {floor})",
-        start.elapsed()
-    );
-    assert!(
-        ran >= floor,
-        "shuttle {name} ran {ran} schedules, below its floor of {floor}: the harness is vacuous"
-    );
 }
 
 /// Every pushed element came out exactly once: equal as multisets.
@@ -212,6 +170,7 @@ fn owner_and_thieves_on(
 #[test]
 fn owner_and_three_thieves_random() {
     run(
+        "shuttle",
         "owner_and_three_thieves",
         Schedule::Random { iterations: 30000 },
         owner_and_thieves(300, 8),
@@ -223,6 +182,7 @@ fn owner_and_three_thieves_random() {
 #[test]
 fn owner_and_three_thieves_pct() {
     run(
+        "shuttle",
         "owner_and_three_thieves",
         Schedule::Pct {
             iterations: 50000,
@@ -238,6 +198,7 @@ fn owner_and_three_thieves_pct() {
 #[test]
 fn owner_biased_owner_and_three_thieves_pct() {
     run(
+        "shuttle",
         "owner_biased_owner_and_three_thieves",
         Schedule::Pct {
             iterations: 20000,
@@ -252,6 +213,7 @@ fn owner_biased_owner_and_three_thieves_pct() {
 #[test]
 fn owner_and_three_thieves_pct_deep() {
     run(
+        "shuttle",
         "owner_and_three_thieves_deep",
         Schedule::Pct {
             iterations: 20000,
@@ -283,6 +245,7 @@ impl Drop for Counted {
 fn drop_with_elements_inside_random() {
     const PUSHED: usize = 60;
     run(
+        "shuttle",
         "drop_with_elements_inside",
         Schedule::Random { iterations: 20000 },
         || {

@@ -18,17 +18,20 @@
 //! `STEALPOOL_LIN_ROUNDS=N` overrides the number of rounds (for hunting a
 //! mutant: see `proofs/linearizability.md`).
 
+#[path = "../model/lin_record.rs"]
+mod lin_record;
 #[path = "../model/linearizability.rs"]
 mod linearizability;
 
 mod common;
 
 use common::scaled;
+use lin_record::{batch, stolen};
 use linearizability::{check, Action, Event, Recorder, Stolen};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::thread;
 use std::time::Instant;
-use stealpool::deque::{Steal, Stealer, Worker};
+use stealpool::deque::Worker;
 
 /// Thieves besides the owner.
 const THIEVES: usize = 2;
@@ -58,24 +61,6 @@ fn spin_until(flag: &AtomicBool) {
             thread::yield_now();
         }
     }
-}
-
-fn stolen(steal: Steal<usize>) -> Stolen {
-    match steal {
-        Steal::Success(v) => Stolen::Success(v as u64),
-        Steal::Empty => Stolen::Empty,
-        Steal::Retry => Stolen::Retry,
-    }
-}
-
-/// A `steal_batch_and_pop` into `dest` (empty, private to this thief), and
-/// what it moved there, emptied back out: `dest` pops newest first, so the
-/// order the batch stole them in is the reverse.
-fn batch(stealer: &Stealer<usize>, dest: &Worker<usize>) -> (Stolen, Vec<u64>) {
-    let first = stolen(stealer.steal_batch_and_pop(dest));
-    let mut moved: Vec<u64> = std::iter::from_fn(|| dest.pop()).map(|v| v as u64).collect();
-    moved.reverse();
-    (first, moved)
 }
 
 /// The number of rounds: `STEALPOOL_LIN_ROUNDS` if set, else `default`.
