@@ -7,7 +7,7 @@
 //!
 //! * no feature: `std` (what users get);
 //! * `--features loom`: [loom] explores every interleaving of a bounded model
-//!   under the C11 memory model;
+//!   under the C/C++11 memory model;
 //! * `--features shuttle`: [shuttle] runs randomized and PCT schedules over
 //!   larger scenarios (sequentially consistent only).
 //!

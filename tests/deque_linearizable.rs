@@ -25,7 +25,7 @@ mod linearizability;
 
 mod common;
 
-use common::scaled;
+use common::{scaled, Rng};
 use lin_record::{batch, stolen};
 use linearizability::{check, Action, Event, Recorder, Stolen};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
@@ -37,18 +37,6 @@ use stealpool::deque::Worker;
 const THIEVES: usize = 2;
 /// Operations per thread and round.
 const OPS: usize = 6;
-
-/// A xorshift generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// Waits, spinning and then yielding, until `flag` is set.
 fn spin_until(flag: &AtomicBool) {

@@ -7,6 +7,9 @@
 //! down under Miri, which runs these tests too and checks them for data races
 //! and use-after-free on the way.
 
+mod common;
+
+use common::Rng;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::*};
 use std::sync::{Arc, Barrier};
 use std::thread;
@@ -44,23 +47,6 @@ impl Seen {
                 "element {element} came out {count:?} times"
             );
         }
-    }
-}
-
-/// A xorshift generator: cheap, and a different fixed seed per thread.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// `true` once in `n` calls on average.
-    fn one_in(&mut self, n: u64) -> bool {
-        self.next() % n == 0
     }
 }
 

@@ -3,7 +3,7 @@
 //! The owner of the deque, a [`Worker`], pushes and pops at the *bottom*
 //! (LIFO, so it keeps working on what is hot in its cache); any number of
 //! [`Stealer`]s take from the *top* (FIFO, so they take the oldest, usually
-//! the largest, pieces of work). The algorithm is the C11 formulation of Lê,
+//! the largest, pieces of work). The algorithm is the C/C++11-atomics formulation of Lê,
 //! Pop, Cohen and Zappa Nardelli, "Correct and efficient work-stealing for
 //! weak memory models" (PPoPP 2013), with a buffer that only grows.
 //!

@@ -80,7 +80,7 @@ pub(crate) const OWNER_LOCAL: Ordering = Relaxed;
 pub(crate) const CAS_FAILURE: Ordering = Relaxed;
 
 /// The buffer pointer's publication (D10) and load (D8). Historical bug 2
-/// (found by CDSChecker in the C11 Chase-Lev deque) published and loaded it
+/// (found by CDSChecker in the C/C++11-atomics Chase-Lev deque) published and loaded it
 /// with relaxed accesses; `--cfg stealpool_bug="relaxed_buffer_publish"`
 /// reintroduces that mistake so the models can show they catch it.
 #[cfg(not(stealpool_bug = "relaxed_buffer_publish"))]

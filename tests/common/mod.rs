@@ -92,3 +92,20 @@ pub fn wait_for(flag: &AtomicBool) -> bool {
     }
     true
 }
+
+/// A xorshift generator: cheap, and a different fixed seed per thread.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// `true` once in `n` calls on average.
+    pub fn one_in(&mut self, n: u64) -> bool {
+        self.next() % n == 0
+    }
+}
