@@ -584,3 +584,34 @@ fn owner_biased_steal_vs_steal() {
         50000,
     );
 }
+
+// Preemption bound 5, floor 960 (1928 executions observed).
+//
+// The owner hands on its oldest element (`pop_oldest`, D17: a CAS on `top`
+// with no barrier) while a thief steals the same end with D16's heavy
+// barrier, then pops the rest: each element comes out exactly once, whoever
+// wins each CAS, and the owner's later pops (D15) still see what the thief
+// took. This is what a worker's promotion of a pending `join` half does
+// while an idle worker takes halves directly (F3, F4 in `proofs/fork.md`).
+#[test]
+fn owner_biased_pop_oldest_vs_steal() {
+    explore("owner_biased_pop_oldest_vs_steal", 5, 960, || {
+        let pushed = [1, 2, 3];
+        let worker = Worker::owner_biased_with_capacity(2);
+        worker.push(1);
+        worker.push(2);
+        let stealer = worker.stealer();
+        let thief = thread::spawn(move || {
+            let mut got = Vec::new();
+            take(&mut got, steal(&stealer), &[1, 2, 3]);
+            got
+        });
+        let mut out: Vec<usize> = Vec::new();
+        out.extend(worker.pop_oldest());
+        worker.push(3);
+        out.extend(worker.pop());
+        out.extend(thief.join().unwrap());
+        drain(&worker, &mut out);
+        assert_exactly_once(&pushed, out);
+    });
+}

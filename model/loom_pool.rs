@@ -374,7 +374,8 @@ fn spawn_then_block() {
 // other, and the sleeper's final check (S2) sees it. Without S3 (or S2)
 // the model deadlocks already at this bound; at bound 3 it runs 2 320 867
 // executions in about five minutes, beyond CI's budget, and passes too.
-// Bound: 2. Floor: 54 000 executions (108 387 observed).
+// Bound: 2. Floor: 54 000 executions (70 199 observed; the pending half
+// is now asked for and taken directly, F3/F4 in proofs/fork.md).
 #[test]
 fn join_then_block() {
     explore("join_then_block", 2, 54_000, || {
@@ -398,6 +399,46 @@ fn join_then_block() {
         handle.join().unwrap();
         std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
     });
+}
+
+/// Promotions seen over all executions of `join_promote_vs_take`.
+static PROMOTIONS: StdAtomicUsize = StdAtomicUsize::new(0);
+
+// Preemption bound 2, floor 29000 (58491 executions observed).
+//
+// Lazy promotion (`proofs/fork.md`): a worker runs a `join` whose first
+// half joins again, while the other worker, out of work, asks it for work
+// (F3) and, unanswered, takes the pending half directly (F4). The inner
+// `join` polls the request and may promote the outer half to its shared
+// deque, where the other worker steals it, or the owner finds it again
+// (F2). Every half runs exactly once, its write reaches the caller, and no
+// wake-up is lost; over all executions some promotion happened, so the
+// model covers that path too.
+#[test]
+fn join_promote_vs_take() {
+    explore("join_promote_vs_take", 2, 29_000, || {
+        let pool = ThreadPool::new(2);
+        let (a, b, c) = (Slot::new(), Slot::new(), Slot::new());
+        pool.install(|| {
+            pool.join(
+                || {
+                    pool.join(|| a.bump(), || b.bump());
+                },
+                || c.bump(),
+            )
+        });
+        assert_eq!(
+            (a.get(), b.get(), c.get()),
+            (1, 1, 1),
+            "a half of a join ran twice or never"
+        );
+        PROMOTIONS.fetch_add(pool.stats().joins_promoted as usize, StdOrdering::Relaxed);
+        drop(pool);
+    });
+    assert!(
+        PROMOTIONS.load(StdOrdering::Relaxed) > 0,
+        "no execution promoted a pending join half: the model misses F3"
+    );
 }
 
 // Preemption bound 3, floor 38000 (77640 executions observed).

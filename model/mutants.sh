@@ -40,6 +40,9 @@ list_mutants() {
     printf 'stale_buffer\tloom_deque\tbug\tR2\tbuffer loaded after bottom\tloaded before top\n'
     printf 'relaxed_buffer_publish\tloom_deque\tbug\tD8/D10\tRelease/Acquire\tRelaxed/Relaxed\n'
     printf 'batch_wide_cas\tloom_deque\tbug\tB1\tone steal per element\tone CAS for the batch\n'
+    printf 'oldest_store\tloom_deque\tbug\tD17\tCAS on top\tplain store of top\n'
+    printf 'no_rescue\tloom_pool\tbug\tF4\tidle workers take unanswered halves\tthey only ask\n'
+    printf 'pending_unchecked\tloom_pool\tbug\tF5\tfinal check sees pending halves\tit does not\n'
 }
 
 run_mutant() {

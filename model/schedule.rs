@@ -865,10 +865,13 @@ pub fn pool_schedule(ops: &PoolOps) {
                 });
             }
             PoolOp::Join => {
+                // The first half joins again, so its owner polls for
+                // requests with the second half pending and may promote it
+                // (F3 in `proofs/fork.md`).
                 let (a, b) = pool.join(
                     || {
-                        ledger.run(piece);
-                        value(piece)
+                        let ((), a) = pool.join(|| ledger.run(piece), || value(piece));
+                        a
                     },
                     || {
                         ledger.run(piece + 1);

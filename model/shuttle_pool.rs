@@ -274,17 +274,27 @@ fn fib(pool: &ThreadPool, n: u64, calls: &AtomicUsize) -> u64 {
 // level, joiners wait on their latches and sleep on them; the result and
 // the number of calls (each half runs exactly once) must match the
 // sequential ones: fib(8) = 21 in 67 calls.
+//
+// Idle workers ask for pending halves and take unanswered ones (F3, F4 in
+// `proofs/fork.md`); over all iterations some half must have been promoted,
+// or the test does not cover promotion.
 #[test]
 fn nested_join() {
     for workers in [2, 3] {
+        let promoted = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let total = promoted.clone();
         check(&format!("nested_join_{workers}_workers"), 50_000, 3, move || {
             let pool = ThreadPool::new(workers);
             let calls = AtomicUsize::new(0);
             assert_eq!(fib(&pool, 8, &calls), 21);
             let calls = calls.load(Ordering::SeqCst);
             assert_eq!(calls, 67, "a half of some join ran twice or never");
+            promoted.fetch_add(pool.stats().joins_promoted, std::sync::atomic::Ordering::Relaxed);
             pool.shutdown();
         });
+        let total = total.load(std::sync::atomic::Ordering::Relaxed);
+        eprintln!("nested_join_{workers}_workers: {total} join halves promoted in all");
+        assert!(total > 0, "no iteration promoted a pending join half");
     }
 }
 

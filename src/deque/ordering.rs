@@ -58,6 +58,11 @@ orderings! {
 /// (D9), and the owner reads nothing through it; the element is its own.
 pub(crate) const POP_CAS: Ordering = Relaxed;
 
+/// D17: the owner's CAS on `top` in `pop_oldest`. Relaxed, as D4: the
+/// CAS's atomicity alone decides between the owner and the thieves (D9);
+/// the owner reads its own slot and publishes nothing through `top`.
+pub(crate) const OLDEST_CAS: Ordering = Relaxed;
+
 /// D5: the thief's load of `top`. Relaxed: the SeqCst fence D6 that follows
 /// would act as an acquire fence for it anyway, and nothing read after it
 /// depends on what the CAS that wrote `top` saw.

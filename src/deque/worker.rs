@@ -2,8 +2,8 @@
 
 use super::buffer::{Buffer, MAX_CAPACITY, SLOT_SIZE};
 use super::ordering::{
-    barrier, fence, CAS_FAILURE, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_LIGHT_BARRIER, POP_STORE_BOTTOM,
-    PUBLISH_BUFFER, PUSH_LOAD_TOP, PUSH_STORE_BOTTOM,
+    barrier, fence, CAS_FAILURE, OLDEST_CAS, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_LIGHT_BARRIER,
+    POP_STORE_BOTTOM, PUBLISH_BUFFER, PUSH_LOAD_TOP, PUSH_STORE_BOTTOM,
 };
 use super::{Element, Inner, Stealer, DEFAULT_CAPACITY};
 use crate::sync::Arc;
@@ -284,6 +284,57 @@ impl<T: Element> Worker<T> {
         // SAFETY: index `bottom` is ours, by the CAS or because `top` was
         // below it after D3; its word is converted back exactly once.
         Some(unsafe { T::from_word(word) })
+    }
+
+    /// Takes the oldest element, the one a thief would take next, from the
+    /// owner's side: with a CAS on `top` like a steal's, but with no fence
+    /// or barrier, since the owner knows `bottom` without asking. Returns
+    /// `None` if the deque is empty (or thieves took the last element first).
+    ///
+    /// For an owner that hands its oldest work on, as the pool's workers move
+    /// their oldest pending `join` halves to the deque thieves look in first.
+    ///
+    /// ```
+    /// let worker = stealpool::deque::Worker::new_owner_biased();
+    /// worker.push(1usize);
+    /// worker.push(2);
+    /// assert_eq!(worker.pop_oldest(), Some(1));
+    /// assert_eq!(worker.pop(), Some(2));
+    /// assert_eq!(worker.pop_oldest(), None);
+    /// ```
+    pub fn pop_oldest(&self) -> Option<T> {
+        let inner = &*self.inner;
+        // D12: `bottom` is ours, and stays put while we are here.
+        let bottom = inner.bottom.load(OWNER_LOCAL);
+        // D17: relaxed; a stale `top` is smaller, and the CAS below fails on it.
+        let mut top = inner.top.load(OWNER_LOCAL);
+        loop {
+            if bottom - top <= 0 {
+                return None;
+            }
+            // D11: relaxed; we wrote this slot ourselves, and only we
+            // rewrite slots.
+            // SAFETY: the current buffer is freed only with `inner`.
+            let word = unsafe { (*self.buffer.get()).read(top) };
+            // `--cfg stealpool_bug="oldest_store"`: claim by a plain store,
+            // as if the owner's knowledge of `bottom` were enough.
+            #[cfg(stealpool_bug = "oldest_store")]
+            {
+                inner.top.store(top + 1, OLDEST_CAS);
+                // SAFETY: none; the mutant exists to be caught.
+                return Some(unsafe { T::from_word(word) });
+            }
+            // D17: claim index `top` as a thief's D9 would. Atomicity alone
+            // decides between us and the thieves; we publish nothing through
+            // it and read nothing through it (the slot is our own write).
+            #[cfg_attr(stealpool_bug = "oldest_store", allow(unreachable_code))]
+            match inner.top.compare_exchange(top, top + 1, OLDEST_CAS, CAS_FAILURE) {
+                // SAFETY: the CAS made index `top` ours; its word is converted once.
+                Ok(_) => return Some(unsafe { T::from_word(word) }),
+                // A thief took index `top`: look at the next one.
+                Err(current) => top = current,
+            }
+        }
     }
 
     /// Replaces a full buffer by one twice as large holding the elements

@@ -1,11 +1,12 @@
 //! Fork-join: run two closures, potentially in parallel, with no allocation.
 //!
 //! The second closure becomes a `StackJob` in this stack frame and is pushed
-//! on the worker's deque; the first runs right away. Then the worker pops
-//! the second back and runs it itself, unless a thief took it, in which case
-//! the worker runs other jobs until the thief sets the latch. The frame is
-//! left only after that, so a stolen job never outlives what it borrows
-//! (J1 in `proofs/join.md`).
+//! on the worker's deque of pending `join` halves, with no barrier (F1 in
+//! `proofs/fork.md`); the first runs right away. Then the worker pops the
+//! second back and runs it itself, unless it was promoted to the shared deque
+//! or taken (F2), in which case the worker looks for it there or runs other
+//! jobs until its thief sets the latch. The frame is left only after that, so
+//! a stolen job never outlives what it borrows (J1 in `proofs/join.md`).
 
 use super::job::{drop_quietly, JobRef, StackJob};
 use super::latch::WorkerLatch;
@@ -29,7 +30,7 @@ where
     // after popping it back or seeing its latch set (J1).
     let job_b_ref = unsafe { job_b.as_job_ref() };
     let job_b_id = &raw const job_b;
-    worker.push(job_b_ref);
+    worker.push_join(job_b_ref);
 
     // `a`'s value lives in registers; its panic goes to a cold path.
     let result_a = match panic::catch_unwind(AssertUnwindSafe(a)) {
@@ -37,14 +38,10 @@ where
         Err(payload) => a_panicked(worker, &job_b, payload),
     };
 
-    // Take `b` back: the common case, inline. Anything else (a thief took
-    // it, or tasks `a` spawned sit above it) goes to a cold path.
-    let first = if job_b.latch.probe() {
-        None
-    } else {
-        worker.pop_local()
-    };
-    let result_b = match first {
+    // Take `b` back: the common case, inline. If it is not the newest
+    // pending half, it is no longer pending (F2): promoted, taken, or run
+    // while this thread helped during `a`. The rest is on a cold path.
+    let result_b = match worker.pop_join() {
         // SAFETY: popped back.
         Some(job) if job.is(job_b_id.cast()) => unsafe { job_b.run_inline_in_place() },
         first => finish_b(worker, &job_b, first),
@@ -52,9 +49,10 @@ where
     (result_a, result_b)
 }
 
-/// `b` was not on top of the deque: run what is above it, then run `b`
-/// if it is still there, or wait for its thief (work-while-waiting).
-/// `first` is what the caller popped (`None`: nothing, or the latch was set).
+/// `b` was not the newest pending half (F2): run this thread's own jobs
+/// until `b` turns up among them (promoted to the shared deque), or its
+/// latch is set, or there are none; then wait for its thief while helping
+/// (work-while-waiting). `first` is what the caller popped.
 #[cold]
 #[inline(never)]
 fn finish_b<F, R>(worker: &WorkerThread, job_b: &StackJob<WorkerLatch<'_>, F, R>, first: Option<JobRef>) -> R
@@ -63,12 +61,12 @@ where
     R: Send,
 {
     let job_b_id: *const StackJob<WorkerLatch<'_>, F, R> = job_b;
-    let mut next = first;
+    let mut next = first.or_else(|| worker.pop_own());
     loop {
         match next {
             // SAFETY: popped back.
             Some(job) if job.is(job_b_id.cast()) => return unsafe { job_b.run_inline_in_place() },
-            // Jobs pushed above `b` (tasks `a` spawned): run them meanwhile.
+            // Tasks `a` spawned, or older pending halves: run them meanwhile.
             Some(job) => worker.execute(job),
             None => {
                 // Stolen: help with other work until the thief is done.
@@ -79,7 +77,7 @@ where
         if job_b.latch.probe() {
             break;
         }
-        next = worker.pop_local();
+        next = worker.pop_own();
     }
     // SAFETY: the latch is set.
     unsafe { job_b.take_job_result() }.into_return_value()
@@ -101,7 +99,9 @@ where
 {
     let job_b_id: *const StackJob<WorkerLatch<'_>, F, R> = job_b;
     while !job_b.latch.probe() {
-        match worker.pop_local() {
+        // F2: `b` is the newest pending half, or on the shared deque, or
+        // taken.
+        match worker.pop_join().or_else(|| worker.pop_local()) {
             Some(job) if job.is(job_b_id.cast()) => {
                 // SAFETY: popped back, so no thief runs it.
                 drop_quietly(unsafe { job_b.take_func() });

@@ -26,6 +26,13 @@ pub(crate) type PanicHandler = Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
 
 pub(crate) struct Registry {
     pub(crate) stealers: Box<[Stealer<JobRef>]>,
+    /// Stealers of the workers' owner-biased deques of pending `join`
+    /// halves: taken from only by a worker that found no other work and
+    /// asked in vain (F4), each steal paying a heavy barrier (D16).
+    pub(crate) join_stealers: Box<[Stealer<JobRef>]>,
+    /// `wanted[i]`: some worker is out of work and asks worker `i` to move
+    /// its oldest pending `join` half where thieves look (F3). A hint.
+    pub(crate) wanted: Box<[CachePadded<AtomicBool>]>,
     pub(crate) injector: Injector,
     pub(crate) sleep: Sleep,
     /// Set once by shutdown; workers exit when it is set and no work is left.
@@ -46,10 +53,18 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
-    pub(crate) fn new(stealers: Vec<Stealer<JobRef>>, panic_handler: Option<PanicHandler>) -> Self {
+    pub(crate) fn new(
+        stealers: Vec<Stealer<JobRef>>,
+        join_stealers: Vec<Stealer<JobRef>>,
+        panic_handler: Option<PanicHandler>,
+    ) -> Self {
         let workers = stealers.len();
         Registry {
             stealers: stealers.into(),
+            join_stealers: join_stealers.into(),
+            wanted: (0..workers)
+                .map(|_| CachePadded::new(AtomicBool::new(false)))
+                .collect(),
             injector: Injector::new(),
             sleep: Sleep::new(workers),
             terminating: AtomicBool::new(false),
@@ -205,9 +220,17 @@ impl Registry {
         }
     }
 
-    /// Whether any queue holds a job (a snapshot; see `Sleep::sleep`).
+    /// Whether any queue holds a job (a snapshot; see `Sleep::sleep`),
+    /// pending `join` halves included (F5).
     pub(crate) fn has_work(&self) -> bool {
-        self.injector.len() > 0 || self.stealers.iter().any(|s| !s.is_empty())
+        self.injector.len() > 0 || self.stealers.iter().any(|s| !s.is_empty()) || self.pending_joins()
+    }
+
+    /// F5: whether a worker has pending `join` halves. `--cfg
+    /// stealpool_bug="pending_unchecked"` leaves them out of the sleepers'
+    /// final check, the mistake F5 rules out.
+    fn pending_joins(&self) -> bool {
+        !cfg!(stealpool_bug = "pending_unchecked") && self.join_stealers.iter().any(|s| !s.is_empty())
     }
 
     /// X1: relaxed store; sleepers read it under the sleep lock, which

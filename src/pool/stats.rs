@@ -15,6 +15,7 @@ pub(crate) struct WorkerCounters {
     steal_attempts: StatCounter,
     successful_steals: StatCounter,
     panicked: StatCounter,
+    promoted: StatCounter,
 }
 
 /// Which counter to bump.
@@ -26,6 +27,8 @@ pub(crate) enum Event {
     StealAttempt,
     SuccessfulSteal,
     Panicked,
+    /// A pending `join` half moved where thieves look (F3).
+    Promoted,
 }
 
 impl WorkerCounters {
@@ -36,6 +39,7 @@ impl WorkerCounters {
             Event::StealAttempt => (&self.steal_attempts, 1),
             Event::SuccessfulSteal => (&self.successful_steals, 1),
             Event::Panicked => (&self.panicked, 1),
+            Event::Promoted => (&self.promoted, 1),
         };
         // T1: relaxed; a statistic orders nothing. Only this worker writes
         // its counters, so a load and a store do what a (locked) RMW would.
@@ -50,6 +54,7 @@ impl WorkerCounters {
             steal_attempts: self.steal_attempts.load(RELAXED),
             successful_steals: self.successful_steals.load(RELAXED),
             panicked: self.panicked.load(RELAXED),
+            joins_promoted: self.promoted.load(RELAXED),
         }
     }
 }
@@ -68,6 +73,9 @@ pub struct WorkerStats {
     pub successful_steals: u64,
     /// Tasks run by this worker that panicked.
     pub panicked: u64,
+    /// Pending `join` halves this worker moved to its shared deque because
+    /// an idle worker asked for work.
+    pub joins_promoted: u64,
 }
 
 /// A snapshot of a pool's statistics, from [`ThreadPool::stats`](crate::ThreadPool::stats).
@@ -98,6 +106,10 @@ pub struct Stats {
     pub successful_steals: u64,
     /// Tasks that panicked.
     pub panicked: u64,
+    /// `join` halves made stealable on request. A `join` records its second
+    /// half where only an idle worker that asked in vain takes it from; the
+    /// owner moves its oldest half to its shared deque when asked.
+    pub joins_promoted: u64,
     /// The same counts, one entry per worker, in worker-index order.
     pub per_worker: Vec<WorkerStats>,
 }
@@ -111,6 +123,7 @@ pub(crate) fn collect(counters: &[CachePadded<WorkerCounters>]) -> Stats {
         steal_attempts: sum(|w| w.steal_attempts),
         successful_steals: sum(|w| w.successful_steals),
         panicked: sum(|w| w.panicked),
+        joins_promoted: sum(|w| w.joins_promoted),
         per_worker,
     }
 }

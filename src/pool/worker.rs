@@ -2,6 +2,7 @@
 
 use super::job::{AbortOnUnwind, JobRef};
 use super::latch::CoreLatch;
+use super::ordering::RELAXED;
 use super::registry::Registry;
 use super::sleep::Wake;
 use super::stats::Event;
@@ -40,7 +41,12 @@ thread_local! {
 /// A worker's own state, on its thread's stack.
 pub(crate) struct WorkerThread {
     index: usize,
+    /// Spawned tasks, promoted `join` halves and injector batches: the
+    /// deque thieves look in first.
     local: Worker<JobRef>,
+    /// Pending `join` halves, newest at the bottom: owner-biased, so the
+    /// owner's push and pop run no barrier (F1).
+    joins: Worker<JobRef>,
     registry: Arc<Registry>,
     /// xorshift state for picking victims: per thread, never shared.
     rng: Cell<u64>,
@@ -86,10 +92,11 @@ impl WorkerThread {
 
     /// The body of worker thread `index`: runs jobs until the pool shuts down
     /// and no work is left.
-    pub(crate) fn run(index: usize, local: Worker<JobRef>, registry: Arc<Registry>) {
+    pub(crate) fn run(index: usize, local: Worker<JobRef>, joins: Worker<JobRef>, registry: Arc<Registry>) {
         let worker = WorkerThread {
             index,
             local,
+            joins,
             registry,
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
             tasks_on_stack: Cell::new(0),
@@ -123,6 +130,48 @@ impl WorkerThread {
         self.local.pop()
     }
 
+    /// Records a `join`'s second half (F1): on the owner-biased deque, with
+    /// no barrier and no RMW, then tells sleepers (S3, S4) as any push does,
+    /// and serves a pending request for work (F3).
+    #[inline]
+    pub(crate) fn push_join(&self, job: JobRef) {
+        self.joins.push(job);
+        // S3 here too: the task that forked may block outside the pool
+        // until this half runs; a sleeper must then take it (F5).
+        self.registry.sleep.new_work();
+        // F3: relaxed, a hint; a missed request is covered by F4.
+        if self.registry.wanted[self.index].load(RELAXED) {
+            self.promote();
+        }
+    }
+
+    /// Takes back the newest pending `join` half, or `None` if it (and so
+    /// every older one) was promoted or taken (F2).
+    #[inline]
+    pub(crate) fn pop_join(&self) -> Option<JobRef> {
+        self.joins.pop()
+    }
+
+    /// Pops one of this thread's own jobs: the shared deque's newest, else
+    /// the newest pending `join` half.
+    pub(crate) fn pop_own(&self) -> Option<JobRef> {
+        self.local.pop().or_else(|| self.joins.pop())
+    }
+
+    /// Moves the oldest pending `join` half to the deque thieves look in
+    /// first, and clears the request (F3).
+    #[cold]
+    #[inline(never)]
+    fn promote(&self) {
+        // F3: relaxed; a request set after this store is served at a
+        // later `join` or by F4.
+        self.registry.wanted[self.index].store(false, RELAXED);
+        if let Some(job) = self.joins.pop_oldest() {
+            self.registry.counters[self.index].record(Event::Promoted);
+            self.push(job);
+        }
+    }
+
     /// Finds one job and runs it; `false` if none was found.
     pub(crate) fn run_one_job(&self) -> bool {
         match self.find_work() {
@@ -143,9 +192,14 @@ impl WorkerThread {
         std::mem::forget(guard);
     }
 
-    /// Local deque, then the injector, then the other workers' deques.
+    /// Own deques, then the injector, then the other workers' deques, then
+    /// their pending `join` halves.
     fn find_work(&self) -> Option<JobRef> {
         if let Some(job) = self.local.pop() {
+            return Some(job);
+        }
+        // Our own pending halves, when we help while waiting (F2).
+        if let Some(job) = self.joins.pop() {
             return Some(job);
         }
         let registry = &*self.registry;
@@ -153,7 +207,51 @@ impl WorkerThread {
             self.announce_local_work();
             return Some(job);
         }
-        self.steal()
+        self.steal().or_else(|| self.take_pending_join())
+    }
+
+    /// No deque thieves look in has work: ask every worker with pending
+    /// `join` halves to promote one (F3), and take halves directly from a
+    /// worker that was already asked and has not answered (F4): it may be
+    /// blocked, or running a long stretch without a `join`.
+    fn take_pending_join(&self) -> Option<JobRef> {
+        let registry = &*self.registry;
+        let count = registry.join_stealers.len();
+        if count <= 1 {
+            return None;
+        }
+        let counters = &registry.counters[self.index];
+        let start = (self.next_random() % count as u64) as usize;
+        for victim in (start..count).chain(0..start) {
+            let stealer = &registry.join_stealers[victim];
+            // D16's relaxed pre-check: no barrier for an empty deque.
+            if victim == self.index || stealer.is_empty() {
+                continue;
+            }
+            let wanted = &registry.wanted[victim];
+            // F3: relaxed, a hint.
+            if !wanted.load(RELAXED) {
+                wanted.store(true, RELAXED);
+                continue;
+            }
+            // `--cfg stealpool_bug="no_rescue"`: wait for the owner to
+            // promote, however long it takes (the mistake F4 rules out).
+            #[cfg(stealpool_bug = "no_rescue")]
+            continue;
+            // F4: asked before and not answered. One steal of an
+            // owner-biased deque, so one heavy barrier (D16), for the
+            // oldest half: the largest piece of work there.
+            #[cfg_attr(stealpool_bug = "no_rescue", allow(unreachable_code))]
+            counters.record(Event::StealAttempt);
+            if let Steal::Success(job) = stealer.steal() {
+                // F3: the request is answered.
+                wanted.store(false, RELAXED);
+                counters.record(Event::SuccessfulSteal);
+                counters.record(Event::Stolen(1));
+                return Some(job);
+            }
+        }
+        None
     }
 
     /// Jobs moved into our deque in a batch are work others may take.
