@@ -5,6 +5,7 @@
 //! ```sh
 //! cargo run --release --example report            # about a minute
 //! cargo run --release --example report -- --rounds 5
+//! cargo run --release --example report -- --fork-join   # section [6] only
 //! ```
 //!
 //! 1. 100 000 micro-tasks spawned inside a scope;
@@ -932,6 +933,85 @@ fn fork_join_peers() {
         }
     }
     short_regions();
+    region_speedups();
+}
+
+/// How long `f` took.
+fn wall_of(f: impl FnOnce()) -> Duration {
+    let start = Instant::now();
+    f();
+    start.elapsed()
+}
+
+/// A balanced `join` tree of `2^depth` leaves, each spinning for `leaf`.
+fn region<F: workloads::Fork>(fork: &F, depth: u32, leaf: Duration) {
+    if depth == 0 {
+        spin_for(leaf);
+    } else {
+        fork.fork(|f| region(f, depth - 1, leaf), |f| region(f, depth - 1, leaf));
+    }
+}
+
+/// `region` on chili, whose `join` hands each half the scope.
+fn region_chili(scope: &mut chili::Scope<'_>, depth: u32, leaf: Duration) {
+    if depth == 0 {
+        spin_for(leaf);
+    } else {
+        scope.join(
+            |s| region_chili(s, depth - 1, leaf),
+            |s| region_chili(s, depth - 1, leaf),
+        );
+    }
+}
+
+/// A short parallel region from an idle pool: a `join` tree of 64 leaves
+/// whose spinning adds up to `total`, 2 threads, 2 ms idle before each
+/// sample; the speedup is `total` over the region's wall time (2.0 is
+/// perfect), median and worst of the samples, peers taking turns.
+fn region_speedups() {
+    const SAMPLES: usize = 60;
+    const DEPTH: u32 = 6;
+    println!(
+        "  short regions from an idle pool: a join tree of {} leaves, 2 threads, {SAMPLES} samples per peer, \
+         2 ms idle before each; speedup = work / wall (2.0 is perfect), median (worst)",
+        1u32 << DEPTH
+    );
+    let pool = ThreadPool::new(2);
+    let rayon = rayon_pool(2);
+    let chili = chili::ThreadPool::with_config(chili::Config {
+        thread_count: std::num::NonZero::new(2),
+        ..chili::Config::default()
+    });
+    for total in [Duration::from_micros(100), Duration::from_millis(1)] {
+        let leaf = total / (1u32 << DEPTH);
+        let mut walls: [Vec<Duration>; 3] = Default::default();
+        for _ in 0..SAMPLES {
+            thread::sleep(Duration::from_millis(2));
+            walls[0].push(wall_of(|| pool.install(|| region(&pool, DEPTH, leaf))));
+            thread::sleep(Duration::from_millis(2));
+            walls[1].push(wall_of(|| rayon.install(|| region(&Rayon, DEPTH, leaf))));
+            thread::sleep(Duration::from_millis(2));
+            walls[2].push(wall_of(|| region_chili(&mut chili.scope(), DEPTH, leaf)));
+        }
+        let speedups: Vec<String> = ["stealpool", "rayon", "chili"]
+            .iter()
+            .zip(&mut walls)
+            .map(|(name, walls)| {
+                walls.sort();
+                let speedup = |wall: Duration| total.as_secs_f64() / wall.as_secs_f64();
+                format!(
+                    "{name} {:.2} ({:.2})",
+                    speedup(quantile(walls, 0.5)),
+                    speedup(walls[walls.len() - 1])
+                )
+            })
+            .collect();
+        println!(
+            "    {:>6.0} us of work: {}",
+            total.as_secs_f64() * 1e6,
+            speedups.join(", ")
+        );
+    }
 }
 
 /// A peer's `join` of two borrowed halves.
@@ -1136,6 +1216,11 @@ fn main() {
     let start = Instant::now();
     println!("stealpool benchmark report (best of {rounds} rounds, peers interleaved; time/ours > 1: slower than stealpool)");
     machine();
+    if std::env::args().any(|a| a == "--fork-join") {
+        // Section [6] alone, for iterating on `join`.
+        fork_join_peers();
+        return;
+    }
     let mut targets = Targets::new();
     scenario_micro(rounds, &mut targets);
     scenario_quicksort(rounds, &mut targets);
