@@ -207,7 +207,7 @@ impl Registry {
 
     /// Whether any queue holds a job (a snapshot; see `Sleep::sleep`).
     pub(crate) fn has_work(&self) -> bool {
-        self.injector.len() > 0 || self.stealers.iter().any(|s| !s.is_empty())
+        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
     }
 
     /// X1: relaxed store; sleepers read it under the sleep lock, which
