@@ -7,7 +7,7 @@
 #   model/mutants.sh NAME...      only these (names as in `weakened "NAME"`)
 #
 # Deque orderings are checked by model/loom_deque.rs, pool orderings by
-# model/loom_pool.rs. Each mutant rebuilds only this crate (STEALPOOL_WEAKEN
+# model/loom_pool.rs, the injector's queue's by model/loom_injector.rs. Each mutant rebuilds only this crate (STEALPOOL_WEAKEN
 # is read by build.rs). A mutant passes the models -> "not caught"; the
 # hand-written part of proofs/orderings.md must then explain why, or the
 # ordering must be weakened in the code.
@@ -24,9 +24,12 @@ export CARGO_TERM_COLOR=never
 
 # name<TAB>suite<TAB>kind<TAB>id<TAB>strong<TAB>weak
 list_mutants() {
-    for file in src/deque/ordering.rs src/pool/ordering.rs; do
-        suite=loom_deque
-        [[ $file == src/pool/* ]] && suite=loom_pool
+    for file in src/deque/ordering.rs src/pool/ordering.rs src/pool/injector_ordering.rs; do
+        case $file in
+            src/deque/*) suite=loom_deque ;;
+            src/pool/injector_ordering.rs) suite=loom_injector ;;
+            *) suite=loom_pool ;;
+        esac
         awk -v suite="$suite" '
             /^ *\/\/\/ [A-Z][0-9]+:/ && !id { match($0, /[A-Z][0-9]+/); id = substr($0, RSTART, RLENGTH) }
             /weakened "/ {

@@ -1,67 +1,47 @@
 //! The global queue for jobs submitted from outside the pool.
 //!
-//! A mutex-protected FIFO: outside submissions are rare next to the deque
-//! traffic inside the pool, and workers take them in batches, so the lock
-//! is taken once per batch rather than once per job. `len` mirrors the
-//! queue's length so that idle checks need no lock.
+//! A lock-free, allocation-free FIFO per submitter (`injector_queue.rs`,
+//! proof in `proofs/injector.md`): a job is its own node, linked through its
+//! `JobHeader`. A submitter's push is one CAS and never waits for a worker;
+//! a worker takes every queued job in one swap, runs the oldest, and moves
+//! the rest to its own deque, where it pops them oldest first and the other
+//! workers steal them in halves. No submitter and no worker ever blocks on
+//! another here, so no hand-off goes through the kernel.
 
+use super::injector_queue::Queue;
 use super::job::JobRef;
-use super::ordering::RELAXED;
 use crate::deque::Worker;
-use crate::sync::{AtomicUsize, Mutex, MutexGuard};
-use std::collections::VecDeque;
-
-/// The most jobs a worker moves from the injector to its deque at once.
-const MAX_BATCH: usize = 32;
 
 pub(crate) struct Injector {
-    queue: Mutex<VecDeque<JobRef>>,
-    len: AtomicUsize,
+    queue: Queue<JobRef>,
 }
 
 impl Injector {
     pub(crate) fn new() -> Self {
-        Injector {
-            queue: Mutex::new(VecDeque::new()),
-            len: AtomicUsize::new(0),
-        }
+        Injector { queue: Queue::new() }
     }
 
-    fn lock(&self) -> MutexGuard<'_, VecDeque<JobRef>> {
-        // Nothing panics while holding this lock; recover anyway.
-        self.queue.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Appends a job. The caller then announces it (`Sleep::new_work`).
+    /// Appends a job. The caller then announces it (`Sleep::new_work`, S3):
+    /// the push's CAS (Q2) is the store the sleepers' final check reads (Q4).
     pub(crate) fn push(&self, job: JobRef) {
-        let mut queue = self.lock();
-        queue.push_back(job);
-        // I1: relaxed; the mutex orders it against other pushes and pops,
-        // and the caller's S3 fence orders it before the sleepers' check.
-        self.len.store(queue.len(), RELAXED);
+        self.queue.push(job);
     }
 
-    /// The number of queued jobs (I1: relaxed snapshot, see `push`).
-    pub(crate) fn len(&self) -> usize {
-        self.len.load(RELAXED)
+    /// Whether no job is queued (Q4: a relaxed snapshot, the sleep
+    /// protocol's `has_work`).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queue.is_empty()
     }
 
-    /// Takes the oldest job and moves a share of the rest (for `workers`
-    /// workers, at most `MAX_BATCH`) into `dest`.
-    pub(crate) fn pop_batch(&self, dest: &Worker<JobRef>, workers: usize) -> Option<JobRef> {
-        if self.len() == 0 {
-            return None;
-        }
-        let mut queue = self.lock();
-        let first = queue.pop_front()?;
-        let extra = (queue.len() / workers.max(1)).min(MAX_BATCH);
-        // Keep FIFO order: the oldest moved job is popped last by the owner,
-        // but it is also the first a thief would take.
-        for job in queue.drain(..extra) {
-            dest.push(job);
-        }
-        // I1: as in `push`.
-        self.len.store(queue.len(), RELAXED);
-        Some(first)
+    /// Takes every queued job: returns the oldest, and pushes the rest on
+    /// `dest` newest first, so that its owner pops them oldest first (Q5)
+    /// and thieves take the newest. The owner then announces them (S3).
+    ///
+    /// The whole list, not a share of `_workers`: taking it is one swap, and
+    /// the other workers steal half of it at a time, so it spreads as fast
+    /// as a share would, with no job left in a queue that only this worker
+    /// knows it emptied.
+    pub(crate) fn pop_batch(&self, dest: &Worker<JobRef>, _workers: usize) -> Option<JobRef> {
+        self.queue.pop_batch(|job| dest.push(job))
     }
 }

@@ -12,6 +12,7 @@
 //! * `SubmitJob` (in `handle.rs`): a closure and its result slot in one
 //!   `Arc` shared with the `JoinHandle` (`submit`).
 
+use super::injector_queue::{Link, Linked};
 use super::latch::Latch;
 use crate::deque::{Element, Word};
 use crate::sync::UnsafeCell;
@@ -19,16 +20,24 @@ use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 
-/// The first field of every job: how to run it.
+/// The first field of every job: how to run it, and its link in the
+/// injector.
 #[repr(C)]
 pub(crate) struct JobHeader {
     /// Runs the job whose header this is, consuming it.
     execute: unsafe fn(NonNull<JobHeader>),
+    /// The injector's link (Q2, Q6 in `proofs/injector.md`): written by the
+    /// thread that pushes the job on the injector, read by the worker whose
+    /// swap takes it out; the deques never touch it.
+    link: Link,
 }
 
 impl JobHeader {
     pub(crate) fn new(execute: unsafe fn(NonNull<JobHeader>)) -> Self {
-        JobHeader { execute }
+        JobHeader {
+            execute,
+            link: Link::new(),
+        }
     }
 }
 
@@ -79,6 +88,26 @@ unsafe impl Word for JobRef {
 }
 impl Element for JobRef {}
 
+// SAFETY: a `JobRef` points to its whole job (header first), live until it
+// runs; the injector alone touches the header's link, and only while the
+// job is queued there (Q6).
+unsafe impl Linked for JobRef {
+    type Node = JobHeader;
+
+    fn into_node(self) -> NonNull<JobHeader> {
+        self.0
+    }
+
+    unsafe fn from_node(node: NonNull<JobHeader>) -> Self {
+        JobRef(node)
+    }
+
+    unsafe fn link(node: NonNull<JobHeader>) -> *const Link {
+        // SAFETY: the caller passes a live job's header.
+        unsafe { &raw const (*node.as_ptr()).link }
+    }
+}
+
 /// The outcome of a job run on another thread.
 pub(crate) enum JobResult<R> {
     None,
@@ -118,9 +147,7 @@ pub(crate) struct StackJob<L: Latch, F, R> {
 impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     pub(crate) fn new(func: F, latch: L) -> Self {
         StackJob {
-            header: JobHeader {
-                execute: Self::execute,
-            },
+            header: JobHeader::new(Self::execute),
             latch,
             state: UnsafeCell::new(JobState::Pending(func)),
         }
@@ -227,9 +254,7 @@ impl<F: FnOnce() + Send> HeapJob<F> {
     /// Boxes `func` as a job: the one allocation of a `spawn`.
     pub(crate) fn into_job_ref(func: F) -> JobRef {
         let job = Box::new(HeapJob {
-            header: JobHeader {
-                execute: Self::execute,
-            },
+            header: JobHeader::new(Self::execute),
             func,
         });
         // SAFETY: `Box::into_raw` is never null.

@@ -9,6 +9,8 @@
 mod builder;
 mod handle;
 mod injector;
+mod injector_ordering;
+mod injector_queue;
 mod job;
 mod join;
 mod latch;

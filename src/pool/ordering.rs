@@ -49,6 +49,6 @@ pub(crate) const COUNTERS_RMW: Ordering = Relaxed;
 /// which `terminate` takes (to wake them all) after storing it.
 pub(crate) const TERMINATE_STORE: Ordering = Relaxed;
 
-/// S4, L3, P1 (increment), P2, C1 (increment), I1, X1 (load), T1: relaxed
+/// S4, L3, P1 (increment), P2, C1 (increment), X1 (load), T1: relaxed
 /// accesses, each argued at its step.
 pub(crate) const RELAXED: Ordering = Relaxed;

@@ -223,7 +223,7 @@ impl Registry {
     /// Whether any queue holds a job (a snapshot; see `Sleep::sleep`),
     /// pending `join` halves included (F5).
     pub(crate) fn has_work(&self) -> bool {
-        self.injector.len() > 0 || self.stealers.iter().any(|s| !s.is_empty()) || self.pending_joins()
+        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty()) || self.pending_joins()
     }
 
     /// F5: whether a worker has pending `join` halves. `--cfg
