@@ -795,7 +795,7 @@ fn primitives(targets: &mut Targets) {
         };
         println!(
             "  join, {threads} thread(s) (ns per join, CPU / wall): stealpool {:.2} / {:.2}, rayon {:.2} / {:.2}; \
-             ratio {:.2}x ({what}); {:.2}x the floor of {barrier:.2} ns (one barrier, the pop's)",
+             ratio {:.2}x ({what}); {:.2}x the floor of {barrier:.2} ns (one barrier, which join's fast path no longer runs)",
             ours.1,
             ours.0,
             theirs.1,
