@@ -37,11 +37,11 @@ impl Injector {
     /// `dest` newest first, so that its owner pops them oldest first (Q5)
     /// and thieves take the newest. The owner then announces them (S3).
     ///
-    /// The whole list, not a share of `_workers`: taking it is one swap, and
+    /// The whole list, not a share per worker: taking it is one swap, and
     /// the other workers steal half of it at a time, so it spreads as fast
     /// as a share would, with no job left in a queue that only this worker
     /// knows it emptied.
-    pub(crate) fn pop_batch(&self, dest: &Worker<JobRef>, _workers: usize) -> Option<JobRef> {
+    pub(crate) fn pop_batch(&self, dest: &Worker<JobRef>) -> Option<JobRef> {
         self.queue.pop_batch(|job| dest.push(job))
     }
 }

@@ -203,7 +203,7 @@ impl WorkerThread {
             return Some(job);
         }
         let registry = &*self.registry;
-        if let Some(job) = registry.injector.pop_batch(&self.local, registry.num_workers()) {
+        if let Some(job) = registry.injector.pop_batch(&self.local) {
             self.announce_local_work();
             return Some(job);
         }
