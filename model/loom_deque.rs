@@ -25,47 +25,15 @@
 //! Run with `cargo test --features loom --release --test loom_deque`; each
 //! model prints its executions and time on stderr (`-- --nocapture`).
 
+#[path = "loom_run.rs"]
+mod loom_run;
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
+use loom_run::explore;
 use std::sync::Mutex as StdMutex;
-use std::time::Instant;
 use stealpool::deque::{Element, Steal, Stealer, Worker};
-
-/// Explores `model` with the given preemption bound, then fails if fewer than
-/// `floor` executions were explored.
-fn explore(name: &str, preemption_bound: usize, floor: usize, model: impl Fn() + Sync + Send + 'static) {
-    let executions = std::sync::Arc::new(StdAtomicUsize::new(0));
-    let counter = executions.clone();
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(preemption_bound);
-    let start = Instant::now();
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        builder.check(move || {
-            counter.fetch_add(1, StdOrdering::Relaxed);
-            model();
-        })
-    }));
-    if let Err(panic) = outcome {
-        eprintln!(
-            "model {name}: FAILED in execution {} after {:.2?} (preemption bound {preemption_bound})",
-            executions.load(StdOrdering::Relaxed),
-            start.elapsed()
-        );
-        std::panic::resume_unwind(panic);
-    }
-    let explored = executions.load(StdOrdering::Relaxed);
-    eprintln!(
-        "model {name}: {explored} executions in {:.2?} (preemption bound {preemption_bound}, floor {floor})",
-        start.elapsed()
-    );
-    assert!(
-        explored >= floor,
-        "model {name} explored {explored} executions, below its floor of {floor}: the harness is vacuous"
-    );
-}
 
 /// Steals until the outcome is not `Retry`. A `Retry` means another thread
 /// took an element, so this terminates.

@@ -32,6 +32,9 @@
 //!
 //! Run with `cargo test --features loom --release --test loom_injector`.
 
+#[path = "loom_run.rs"]
+mod loom_run;
+use loom_run::explore;
 #[allow(dead_code)]
 #[path = "injector_harness.rs"]
 mod injector_harness;
@@ -53,33 +56,7 @@ use injector_queue::Queue;
 use loom::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 use loom::sync::{Arc, Mutex};
 use loom::thread;
-use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
-use std::time::Instant;
 use stealpool::deque::{Steal, Worker};
-
-/// Explores `model` with the given preemption bound, then fails if fewer than
-/// `floor` executions were explored.
-fn explore(name: &str, preemption_bound: usize, floor: usize, model: impl Fn() + Sync + Send + 'static) {
-    let executions = std::sync::Arc::new(StdAtomicUsize::new(0));
-    let counter = executions.clone();
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(preemption_bound);
-    eprintln!("model {name}: exploring (preemption bound {preemption_bound})");
-    let start = Instant::now();
-    builder.check(move || {
-        counter.fetch_add(1, StdOrdering::Relaxed);
-        model();
-    });
-    let explored = executions.load(StdOrdering::Relaxed);
-    eprintln!(
-        "model {name}: {explored} executions in {:.2?} (preemption bound {preemption_bound}, floor {floor})",
-        start.elapsed()
-    );
-    assert!(
-        explored >= floor,
-        "model {name} explored {explored} executions, below its floor of {floor}: the harness is vacuous"
-    );
-}
 
 /// Runs one batch as a worker would, checking FIFO per submitter against
 /// what this consumer ran before, and logs `(submitter, sequence)` of each
@@ -98,8 +75,7 @@ fn assert_each_once(log: &[(usize, usize)], expected: &[(usize, usize)]) {
     assert_eq!(sorted, expected, "values lost or run twice: {log:?}");
 }
 
-// Preemption bound 3, floor stated in the call (about half the executions
-// observed).
+// Preemption bound 3, floor 50 000 (104 657 executions observed).
 //
 // Push vs batch pop: two submitters push two values each while a consumer
 // runs two batches; the main thread runs what is left after the joins.
@@ -140,8 +116,7 @@ fn push_vs_batch_pop() {
     });
 }
 
-// Preemption bound 3, floor stated in the call (about half the executions
-// observed).
+// Preemption bound 3, floor 27 000 (54 386 executions observed).
 //
 // Batch pop vs batch pop: two consumers race to take what one submitter
 // pushes (three values), as workers race in `pop_batch`: each value runs on
@@ -174,8 +149,7 @@ fn batch_pop_vs_batch_pop() {
     });
 }
 
-// Preemption bound 4, floor stated in the call (about half the executions
-// observed).
+// Preemption bound 4, floor 2 000 (4 029 executions observed).
 //
 // Hand-on, as the pool's `pop_batch` does it: a consumer takes a batch of
 // three values, keeps the oldest and pushes the others on its deque; a thief
@@ -229,8 +203,7 @@ fn batch_hand_on_vs_thief() {
     });
 }
 
-// Preemption bound 4, floor stated in the call (about half the executions
-// observed).
+// Preemption bound 4, floor 480 (964 executions observed).
 //
 // Shutdown: a submitter pushes two values and lets go of the queue while a
 // consumer runs a batch and lets go too; whoever drops the last reference
@@ -266,8 +239,7 @@ fn push_vs_batch_pop_vs_drop() {
     });
 }
 
-// Preemption bound 4, floor stated in the call (about half the executions
-// observed).
+// Preemption bound 4, floor 230 (477 executions observed).
 //
 // The sleep protocol's store-buffering pair around the queue (S2, S3, Q4):
 // the producer pushes, fences (S3) and reads the sleeper's flag (S4); the

@@ -41,46 +41,14 @@
 //! Run with `cargo test --features loom --release --test loom_pool`; each
 //! model prints its executions and time on stderr (`-- --nocapture`).
 
+#[path = "loom_run.rs"]
+mod loom_run;
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
+use loom_run::explore;
 use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
-use std::time::Instant;
 use stealpool::ThreadPool;
-
-/// Explores `model` with the given preemption bound, then fails if fewer than
-/// `floor` executions were explored.
-fn explore(name: &str, preemption_bound: usize, floor: usize, model: impl Fn() + Sync + Send + 'static) {
-    let executions = std::sync::Arc::new(StdAtomicUsize::new(0));
-    let counter = executions.clone();
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(preemption_bound);
-    eprintln!("model {name}: exploring (preemption bound {preemption_bound})");
-    let start = Instant::now();
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        builder.check(move || {
-            counter.fetch_add(1, StdOrdering::Relaxed);
-            model();
-        })
-    }));
-    if let Err(panic) = outcome {
-        eprintln!(
-            "model {name}: FAILED in execution {} after {:.2?} (preemption bound {preemption_bound})",
-            executions.load(StdOrdering::Relaxed),
-            start.elapsed()
-        );
-        std::panic::resume_unwind(panic);
-    }
-    let explored = executions.load(StdOrdering::Relaxed);
-    eprintln!(
-        "model {name}: {explored} executions in {:.2?} (preemption bound {preemption_bound}, floor {floor})",
-        start.elapsed()
-    );
-    assert!(
-        explored >= floor,
-        "model {name} explored {explored} executions, below its floor of {floor}: the harness is vacuous"
-    );
-}
 
 /// A number written by one thread and read by another through loom-checked
 /// memory: loom fails the read if the write does not happen before it.
