@@ -2,6 +2,7 @@
 
 use super::job::{JobHeader, JobRef};
 use super::latch::{Latch, LockLatch, WorkerLatch};
+use super::priority::Priority;
 use super::registry::Registry;
 use super::worker::WorkerThread;
 use crate::sync::{Arc, Mutex, MutexGuard, UnsafeCell};
@@ -163,7 +164,7 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
 }
 
 /// Queues `f` as a task and returns the handle to its result.
-pub(crate) fn submit<F, R>(registry: &Registry, f: F) -> JoinHandle<R>
+pub(crate) fn submit<F, R>(registry: &Registry, priority: Priority, f: F) -> JoinHandle<R>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
@@ -177,7 +178,9 @@ where
     registry.count_task();
     // SAFETY: the header is the first field of a `#[repr(C)]` job whose
     // `execute` takes back this `Arc` reference.
-    registry.push(unsafe { JobRef::new(NonNull::new_unchecked(queued.cast_mut().cast())) });
+    registry.push_task(priority, unsafe {
+        JobRef::new(NonNull::new_unchecked(queued.cast_mut().cast()))
+    });
     let job = Arc::into_raw(job);
     JoinHandle {
         job: job.cast(),

@@ -15,6 +15,7 @@ mod job;
 mod join;
 mod latch;
 mod ordering;
+mod priority;
 mod registry;
 mod scope;
 mod sleep;
@@ -23,6 +24,7 @@ mod worker;
 
 pub use builder::{BuildError, Builder};
 pub use handle::JoinHandle;
+pub use priority::Priority;
 pub use scope::Scope;
 pub use stats::{Stats, WorkerStats};
 
@@ -141,7 +143,7 @@ impl ThreadPool {
     /// assert_eq!(done.load(Ordering::Relaxed), 100);
     /// ```
     pub fn spawn<F: FnOnce() + Send + 'static>(&self, f: F) {
-        self.registry.spawn_task(f);
+        self.registry.spawn_task(Priority::Normal, f);
     }
 
     /// Runs `f` on the pool and returns a handle to its result: block on it
@@ -158,7 +160,37 @@ impl ThreadPool {
         R: Send + 'static,
         F: FnOnce() -> R + Send + 'static,
     {
-        handle::submit(&self.registry, f)
+        handle::submit(&self.registry, Priority::Normal, f)
+    }
+
+    /// [`spawn`](ThreadPool::spawn) at the given [`Priority`].
+    ///
+    /// ```
+    /// use stealpool::{Priority, ThreadPool};
+    ///
+    /// let pool = ThreadPool::new(2);
+    /// pool.spawn_with_priority(Priority::Low, || println!("when nothing else is ready"));
+    /// pool.wait_all();
+    /// ```
+    pub fn spawn_with_priority<F: FnOnce() + Send + 'static>(&self, priority: Priority, f: F) {
+        self.registry.spawn_task(priority, f);
+    }
+
+    /// [`submit`](ThreadPool::submit) at the given [`Priority`].
+    ///
+    /// ```
+    /// use stealpool::{Priority, ThreadPool};
+    ///
+    /// let pool = ThreadPool::new(2);
+    /// let urgent = pool.submit_with_priority(Priority::Critical, || 1 + 1);
+    /// assert_eq!(urgent.join().unwrap(), 2);
+    /// ```
+    pub fn submit_with_priority<R, F>(&self, priority: Priority, f: F) -> JoinHandle<R>
+    where
+        R: Send + 'static,
+        F: FnOnce() -> R + Send + 'static,
+    {
+        handle::submit(&self.registry, priority, f)
     }
 
     /// Runs `a` and `b`, potentially in parallel, and returns both results.

@@ -6,6 +6,7 @@ use super::job::{drop_payload, HeapJob, JobRef};
 use super::ordering::{
     fence, COMPLETER_FENCE, PENDING_DONE, PENDING_LOAD, RELAXED, TERMINATE_STORE, WAITER_FENCE,
 };
+use super::priority::Priority;
 use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
 use super::worker::WorkerThread;
@@ -105,14 +106,22 @@ impl Registry {
         }
     }
 
+    /// Makes a task's job runnable at `priority`.
+    pub(crate) fn push_task(&self, _priority: Priority, job: JobRef) {
+        self.push(job);
+    }
+
     /// Queues a task: `body` runs on a worker, catching its own panics.
-    pub(crate) fn spawn_task(&self, body: impl FnOnce() + Send) {
+    pub(crate) fn spawn_task(&self, priority: Priority, body: impl FnOnce() + Send) {
         self.count_task();
-        self.push(HeapJob::into_job_ref(move || {
-            // SAFETY: tasks only run on workers, whose thread-local is set.
-            let worker = unsafe { &*WorkerThread::current() };
-            worker.run_task(body);
-        }));
+        self.push_task(
+            priority,
+            HeapJob::into_job_ref(move || {
+                // SAFETY: tasks only run on workers, whose thread-local is set.
+                let worker = unsafe { &*WorkerThread::current() };
+                worker.run_task(body);
+            }),
+        );
     }
 
     /// Counts a task about to be queued; `task_done` ends it.
