@@ -1,5 +1,7 @@
-//! `submit`'s handle: blocking `join` and `Future`.
+//! `submit`'s handle: blocking `join`, `Future`, and the continuations of
+//! `continuation.rs`.
 
+use super::continuation::Continuation;
 use super::job::{JobHeader, JobRef};
 use super::latch::{Latch, LockLatch, WorkerLatch};
 use super::priority::Priority;
@@ -14,7 +16,7 @@ use std::task::{Context, Poll, Waker};
 use std::thread;
 
 /// Who waits for a task's result.
-enum Waiter {
+enum Waiter<R> {
     None,
     /// A pool worker, running other jobs meanwhile.
     Worker(*const WorkerLatch<'static>),
@@ -22,6 +24,8 @@ enum Waiter {
     Thread(*const LockLatch),
     /// An async task.
     Task(Waker),
+    /// A continuation: takes the result when it is ready (K1).
+    Then(Continuation<R>),
 }
 
 /// Where a task's result is.
@@ -36,7 +40,7 @@ enum Slot<R> {
 
 struct State<R> {
     result: Slot<R>,
-    waiter: Waiter,
+    waiter: Waiter<R>,
 }
 
 impl<R> State<R> {
@@ -83,12 +87,24 @@ impl<R> Packet<R> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Stores the result and wakes the waiter, if any.
+    /// Stores the result and wakes the waiter, if any; hands it to the
+    /// continuation, if one is attached (K1).
     pub(crate) fn complete(&self, result: thread::Result<R>) {
         let mut state = self.lock();
+        if let Waiter::Then(_) = state.waiter {
+            let Waiter::Then(continuation) = std::mem::replace(&mut state.waiter, Waiter::None) else {
+                unreachable!()
+            };
+            state.result = Slot::Taken;
+            // K1: outside the lock: delivering may take the sleep lock or
+            // run the continuation's job, which completes another packet.
+            drop(state);
+            continuation.deliver(result);
+            return;
+        }
         state.result = Slot::Ready(result);
         match std::mem::replace(&mut state.waiter, Waiter::None) {
-            Waiter::None => {}
+            Waiter::None | Waiter::Then(_) => {}
             // SAFETY: the waiter is blocked until this latch is set and must
             // take this mutex to unregister, so the latch is live (H1).
             Waiter::Worker(latch) => unsafe { Latch::set(latch) },
@@ -114,12 +130,15 @@ impl<R> Packet<R> {
 /// assert_eq!(handle.join().unwrap(), 42);
 /// ```
 pub struct JoinHandle<R> {
-    /// The task's `SubmitJob`, one reference of its `Arc`.
-    job: *const (),
+    /// The task's job (`SubmitJob`, or a continuation's), one reference of
+    /// its `Arc`.
+    pub(super) job: *const (),
     /// The packet inside it.
-    packet: NonNull<Packet<R>>,
+    pub(super) packet: NonNull<Packet<R>>,
     /// Drops that reference (it knows the closure's type; the handle not).
-    release: unsafe fn(*const ()),
+    pub(super) release: unsafe fn(*const ()),
+    /// The pool the task runs on, where continuations of it run too.
+    pub(super) registry: Arc<Registry>,
 }
 
 // SAFETY: the handle owns one reference to the job's `Arc`, whose packet is
@@ -164,7 +183,7 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
 }
 
 /// Queues `f` as a task and returns the handle to its result.
-pub(crate) fn submit<F, R>(registry: &Registry, priority: Priority, f: F) -> JoinHandle<R>
+pub(crate) fn submit<F, R>(registry: &Arc<Registry>, priority: Priority, f: F) -> JoinHandle<R>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
@@ -187,6 +206,7 @@ where
         // SAFETY: `job` is live as long as the handle holds its reference.
         packet: NonNull::from(unsafe { &(*job).packet }),
         release: SubmitJob::<F, R>::release,
+        registry: registry.clone(),
     }
 }
 
@@ -194,6 +214,37 @@ impl<R> JoinHandle<R> {
     fn packet(&self) -> &Packet<R> {
         // SAFETY: the handle's reference keeps the job, and so the packet.
         unsafe { self.packet.as_ref() }
+    }
+
+    /// Hands the result to `continuation` (K1): now, if it is there;
+    /// otherwise `complete` will, exactly once.
+    ///
+    /// # Panics
+    ///
+    /// If a poll took the result already.
+    pub(super) fn attach(self, continuation: Continuation<R>)
+    where
+        R: Send,
+    {
+        let mut state = self.lock_unconsumed();
+        match state.take() {
+            Some(result) => {
+                drop(state);
+                continuation.deliver(result);
+            }
+            None => {
+                // `--cfg stealpool_bug="then_unlocked"` looks and attaches
+                // under two locks: a completion between them sees no
+                // continuation, and this one then waits forever (the lost
+                // notification K1 rules out).
+                #[cfg(stealpool_bug = "then_unlocked")]
+                {
+                    drop(state);
+                    state = self.packet().lock();
+                }
+                state.waiter = Waiter::Then(continuation);
+            }
+        }
     }
 }
 
@@ -272,7 +323,7 @@ impl<R: Send> JoinHandle<R> {
     }
 
     /// Registers `waiter` unless the result is already there.
-    fn register(&self, waiter: Waiter) -> bool {
+    fn register(&self, waiter: Waiter<R>) -> bool {
         let mut state = self.packet().lock();
         if !matches!(state.result, Slot::Pending) {
             return false;
@@ -323,10 +374,16 @@ impl<R> fmt::Debug for JoinHandle<R> {
 
 /// Runs a submitted task on `worker`, catching its panic for the handle.
 pub(crate) fn run_submitted<R>(packet: &Packet<R>, f: impl FnOnce() -> R) {
+    // SAFETY: tasks run on workers.
+    run_submitted_value(packet, f, || unsafe { &*WorkerThread::current() }.record_panic());
+}
+
+/// Runs `f`, catching its panic for the packet; calls `on_panic` first if
+/// it panicked.
+pub(crate) fn run_submitted_value<R>(packet: &Packet<R>, f: impl FnOnce() -> R, on_panic: impl FnOnce()) {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     if result.is_err() {
-        // SAFETY: tasks run on workers.
-        unsafe { &*WorkerThread::current() }.record_panic();
+        on_panic();
     }
     packet.complete(result);
 }

@@ -7,6 +7,7 @@
 //! protocol with no lost wake-up (`proofs/sleep.md`).
 
 mod builder;
+mod continuation;
 mod handle;
 mod injector;
 mod injector_ordering;
@@ -191,6 +192,38 @@ impl ThreadPool {
         F: FnOnce() -> R + Send + 'static,
     {
         handle::submit(&self.registry, priority, f)
+    }
+
+    /// A handle to the results of every handle in `handles`, in their
+    /// order, once all of them have finished; no thread waits for them.
+    /// Chain it with [`JoinHandle::then`] to run a function of all the
+    /// results on the pool.
+    ///
+    /// With no handles, the returned handle is finished at once. If any
+    /// task panicked, the returned handle holds the panic of the first such
+    /// handle (in `handles`' order) and the other results are dropped.
+    /// Handles of other pools are welcome: their results are gathered
+    /// where their tasks finish, and the vector is put together on this
+    /// pool.
+    ///
+    /// # Panics
+    ///
+    /// If a handle was already polled (as a `Future`) to completion.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let parts: Vec<_> = (1..=4u64).map(|i| pool.submit(move || i * 10)).collect();
+    /// let total = pool.when_all(parts).then(|values| values.iter().sum::<u64>());
+    /// assert_eq!(total.join().unwrap(), 100);
+    ///
+    /// let nothing = pool.when_all(Vec::<stealpool::JoinHandle<u8>>::new());
+    /// assert!(nothing.is_finished());
+    /// ```
+    pub fn when_all<R: Send + 'static>(
+        &self,
+        handles: impl IntoIterator<Item = JoinHandle<R>>,
+    ) -> JoinHandle<Vec<R>> {
+        continuation::when_all(&self.registry, handles)
     }
 
     /// Runs `a` and `b`, potentially in parallel, and returns both results.

@@ -38,6 +38,10 @@ orderings! {
     /// C1: a scope task's end. AcqRel: every task's writes before the scope
     /// returns.
     SCOPE_DONE: Ordering = AcqRel, weakened "scope_done" => Release;
+    /// K2: an input of a continuation arrives. AcqRel: each arrival
+    /// releases its input; the last one acquires every other's before it
+    /// schedules the job that reads them all.
+    ARRIVE: Ordering = AcqRel, weakened "arrive" => Release;
 }
 
 /// S1: every change of a worker's state is one RMW on the sleep counters.
@@ -49,6 +53,6 @@ pub(crate) const COUNTERS_RMW: Ordering = Relaxed;
 /// which `terminate` takes (to wake them all) after storing it.
 pub(crate) const TERMINATE_STORE: Ordering = Relaxed;
 
-/// S4, L3, P1 (increment), P2, C1 (increment), X1 (load), T1: relaxed
+/// S4, L3, P1 (increment), P2, C1 (increment), X1 (load), X2, T1: relaxed
 /// accesses, each argued at its step.
 pub(crate) const RELAXED: Ordering = Relaxed;

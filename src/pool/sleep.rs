@@ -54,6 +54,9 @@ pub(crate) struct Sleep {
     wakers: Box<[Condvar]>,
     /// At most this many workers search at once.
     max_searching: usize,
+    /// Workers that left the pool for good (X2): changed and read only
+    /// under the sleep lock.
+    exited: AtomicUsize,
 }
 
 impl Sleep {
@@ -63,6 +66,7 @@ impl Sleep {
             asleep: Mutex::new(vec![false; num_workers]),
             wakers: (0..num_workers).map(|_| Condvar::new()).collect(),
             max_searching: num_workers.div_ceil(2),
+            exited: AtomicUsize::new(0),
         }
     }
 
@@ -213,6 +217,8 @@ impl Sleep {
             asleep[index] = false;
             // S1: leave the pool: no longer sleeping, not searching.
             self.counters.fetch_sub(ONE_SLEEPING, COUNTERS_RMW);
+            // X2: relaxed, under the lock, after this worker's last check.
+            self.exited.fetch_add(1, RELAXED);
             return Wake::Exit;
         }
         while asleep[index] {
@@ -223,6 +229,20 @@ impl Sleep {
             latch.wake_up();
         }
         Wake::Searching
+    }
+
+    /// Runs `push` under the sleep lock unless every worker has left the
+    /// pool, and says whether it ran (X2). A job pushed this way is found
+    /// by a worker: one that exits later checks `has_work` under this lock
+    /// first. The caller announces the job afterwards (S3).
+    pub(crate) fn while_open(&self, push: impl FnOnce()) -> bool {
+        let _asleep = self.lock();
+        // X2: relaxed; only written under this lock.
+        if self.exited.load(RELAXED) == self.wakers.len() {
+            return false;
+        }
+        push();
+        true
     }
 
     /// Undoes a registration: sleeping -> searching.
