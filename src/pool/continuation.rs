@@ -161,8 +161,7 @@ where
         // SAFETY: the header is the first field of this `#[repr(C)]` job,
         // whose `execute` takes the reference back.
         let job_ref = unsafe { JobRef::new(NonNull::new_unchecked(queued.cast_mut().cast())) };
-        if let Err(job_ref) = schedule_on(&registry, job_ref) {
-            drop(job_ref);
+        if schedule_on(&registry, job_ref).is_err() {
             // SAFETY: the reference was not queued; take it back.
             let job = unsafe { Arc::from_raw(queued) };
             // Nobody records the panic: the pool has no worker left.
@@ -204,7 +203,8 @@ where
 
 /// Queues a continuation's job on `registry`'s pool as a task (K3): on the
 /// current worker's deque if it is one of the pool's, otherwise on the
-/// injector, unless every worker has left; then the job comes back.
+/// injector, unless every worker has left: then the job was not queued,
+/// and its caller runs it.
 fn schedule_on(registry: &Registry, job: JobRef) -> Result<(), JobRef> {
     if let Some(worker) = registry.current_worker() {
         registry.count_task();
