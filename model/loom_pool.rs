@@ -455,3 +455,102 @@ fn cross_pool_round_trip() {
         drop(a);
     });
 }
+
+// Preemption bound 5, floor 8000 (16298 executions observed).
+//
+// K1: a continuation attached from outside while the worker completes its
+// task: attached before the completion, `complete` delivers it; after, the
+// attaching thread does and schedules the job through the injector (K3).
+// Either way it runs once, on the worker, and sees the task's write (the
+// packet mutex, then the push). Lost (the attach and the completion
+// missing each other) the outside `join` blocks forever: a deadlock.
+#[test]
+fn then_attach_vs_complete() {
+    explore("then_attach_vs_complete", 5, 8000, || {
+        let pool = ThreadPool::new(1);
+        let slot = Arc::new(Slot::new());
+        let task_slot = slot.clone();
+        let head = pool.submit(move || {
+            task_slot.bump();
+            1
+        });
+        let then_slot = slot.clone();
+        let next = head.then(move |x| {
+            assert_eq!(then_slot.get(), 1, "the continuation ran before its task");
+            then_slot.bump();
+            x + 1
+        });
+        assert_eq!(next.join().unwrap(), 2);
+        drop(pool);
+        assert_eq!(slot.get(), 2, "the task or its continuation ran twice or never");
+    });
+}
+
+// Preemption bound 2, floor 7500 (15429 executions observed).
+//
+// K2: `when_all` of two tasks of two one-worker pools, so the inputs may
+// arrive at once from two workers (on one worker, or with the caller
+// delivering, some mutex orders every arrival before the next). Each
+// delivers its result into its own cell and counts down; exactly one sees
+// the count reach zero and schedules the gathering job, which reads both
+// cells: never twice, never lost (the join would block forever), each
+// value in its place. Two pools are three loom threads with the caller, as
+// one pool of two workers, with a fraction of the latter's executions.
+// K2's acquire is what `when_all_arrivals_inline` checks: here the last
+// arrival's push, whose S3 barrier is a SeqCst fence under loom, would
+// acquire for it.
+#[test]
+fn when_all_arrivals() {
+    explore("when_all_arrivals", 2, 7500, || {
+        let here = ThreadPool::new(1);
+        let there = ThreadPool::new(1);
+        let handles = vec![here.submit(|| 10), there.submit(|| 20)];
+        let all = here.when_all(handles);
+        assert_eq!(all.join().unwrap(), [10, 20]);
+        drop(there);
+        drop(here);
+    });
+}
+
+// Preemption bound 1, floor 1400 (2852 executions observed).
+//
+// K2 again, where the last arrival reads the inputs itself: the gathering
+// pool shuts down while two tasks of two other pools finish, so the last
+// arrival finds every worker gone (X2) and runs the job in place. On the
+// way through a live pool the last arrival pushes the job, and the push's
+// S3 barrier, a SeqCst fence under loom, would acquire for it (on hardware
+// it is a compiler fence); here nothing but K2's acquire orders the other
+// worker's cell before the read.
+#[test]
+fn when_all_arrivals_inline() {
+    explore("when_all_arrivals_inline", 1, 1400, || {
+        let gather = ThreadPool::new(1);
+        let first = ThreadPool::new(1);
+        let second = ThreadPool::new(1);
+        let all = gather.when_all(vec![first.submit(|| 10), second.submit(|| 20)]);
+        drop(gather);
+        assert_eq!(all.join().unwrap(), [10, 20]);
+        drop(first);
+        drop(second);
+    });
+}
+
+// Preemption bound 3, floor 4000 (8026 executions observed).
+//
+// K3, X2: a continuation attached to a finished task while the pool shuts
+// down: either a worker is still there (it checks for work under the sleep
+// lock before it leaves, so it finds the job) or every worker has left and
+// the attaching thread runs it. Pushed after the last worker left, it
+// would never run: the final `join` would block forever.
+#[test]
+fn then_vs_shutdown() {
+    explore("then_vs_shutdown", 3, 4000, || {
+        let pool = ThreadPool::new(1);
+        let head = pool.submit(|| 3);
+        pool.wait_all();
+        let attach = loom::thread::spawn(move || head.then(|x| x * 2));
+        drop(pool);
+        let next = attach.join().unwrap();
+        assert_eq!(next.join().unwrap(), 6);
+    });
+}

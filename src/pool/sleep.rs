@@ -236,9 +236,16 @@ impl Sleep {
     /// by a worker: one that exits later checks `has_work` under this lock
     /// first. The caller announces the job afterwards (S3).
     pub(crate) fn while_open(&self, push: impl FnOnce()) -> bool {
+        // `--cfg stealpool_bug="closed_unlocked"` checks before it locks:
+        // the last worker may then leave between the check and the push,
+        // and the job is never run (the mistake X2 rules out).
+        #[cfg(stealpool_bug = "closed_unlocked")]
+        let closed = self.exited.load(RELAXED) == self.wakers.len();
         let _asleep = self.lock();
         // X2: relaxed; only written under this lock.
-        if self.exited.load(RELAXED) == self.wakers.len() {
+        #[cfg(not(stealpool_bug = "closed_unlocked"))]
+        let closed = self.exited.load(RELAXED) == self.wakers.len();
+        if closed {
             return false;
         }
         push();
