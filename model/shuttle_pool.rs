@@ -6,7 +6,8 @@
 //! inside, nested `join`, scopes with nested spawns borrowing from the stack,
 //! `wait_all` from outside and from inside tasks, tasks that submit and join
 //! subtasks, `JoinHandle` polled as a `Future`, shutdown with tasks still
-//! queued, and panics on every path. Each test checks that:
+//! queued, panics on every path, and random graphs of continuations
+//! (`then`, `zip`, `when_all`). Each test checks that:
 //!
 //! * every piece of work ran exactly once (a `Ledger` of run counts, checked
 //!   as each piece runs and again at the end);
@@ -927,5 +928,94 @@ fn cross_pool_waits() {
         let c = ThreadPool::new(1);
         let value = a.install(|| b.install(|| c.install(|| a.join(|| 1, || 2))));
         assert_eq!(value, (1, 2));
+    });
+}
+
+/// One node of a task graph built by [`build_graph`]: its id in the ledger
+/// and how many nodes its value counts.
+type Node = stealpool::JoinHandle<(usize, usize)>;
+
+/// Builds a random in-tree of continuations (`then` chains, `zip` pairs,
+/// `when_all` fans of up to three) over `submit`ted leaves, numbering the
+/// nodes from `next`. Each node checks, when it runs, that every node it
+/// depends on ran before it, records its own run, and passes on how many
+/// nodes its value counts. Shapes are drawn from shuttle's deterministic
+/// generator, so a failing schedule replays with its graph.
+fn build_graph(pool: &ThreadPool, ledger: &Arc<Ledger>, next: &mut usize, depth: u32) -> Node {
+    use shuttle::rand::{thread_rng, Rng};
+    let id = *next;
+    *next += 1;
+    let kind = if depth == 0 {
+        0
+    } else {
+        thread_rng().gen_range(0..4)
+    };
+    let (ledger, token) = (ledger.clone(), ledger.token());
+    match kind {
+        0 => pool.submit(move || {
+            let _token = token;
+            ledger.run(id);
+            (id, 1)
+        }),
+        1 => {
+            let child = build_graph(pool, &ledger, next, depth - 1);
+            child.then(move |(child, count)| {
+                let _token = token;
+                ledger.expect(ledger.ran(child));
+                ledger.run(id);
+                (id, count + 1)
+            })
+        }
+        2 => {
+            let left = build_graph(pool, &ledger, next, depth - 1);
+            let right = build_graph(pool, &ledger, next, depth - 1);
+            left.zip(right).then(move |((l, lc), (r, rc))| {
+                let _token = token;
+                ledger.expect(ledger.ran(l) && ledger.ran(r));
+                ledger.run(id);
+                (id, lc + rc + 1)
+            })
+        }
+        _ => {
+            let fan = thread_rng().gen_range(0..=3);
+            let children: Vec<Node> = (0..fan)
+                .map(|_| build_graph(pool, &ledger, next, depth - 1))
+                .collect();
+            pool.when_all(children).then(move |results| {
+                let _token = token;
+                ledger.expect(results.iter().all(|&(child, _)| ledger.ran(child)));
+                ledger.run(id);
+                (id, results.iter().map(|&(_, count)| count).sum::<usize>() + 1)
+            })
+        }
+    }
+}
+
+// 20000 random + 20000 PCT (depth 3) iterations, floor 10000 each.
+//
+// Task graphs (K1-K3): a random in-tree of continuations, attached from
+// outside while a 2-worker pool runs the leaves, so attaches race
+// completions at every node. Every node runs once, after every node it
+// depends on; the root's value counts every node; nothing leaks, and
+// nothing is left for `wait_all` or the drop to find unrun.
+#[test]
+fn continuation_graphs() {
+    check("continuation_graphs", 20_000, 3, || {
+        let pool = ThreadPool::new(2);
+        // At most 1 + 3 + 9 + 27 nodes at depth 3.
+        let ledger = Ledger::new(40);
+        let mut nodes = 0;
+        let root = build_graph(&pool, &ledger, &mut nodes, 3);
+        let (_, count) = root.join().unwrap();
+        assert_eq!(count, nodes, "the root's value does not count every node");
+        pool.wait_all();
+        drop(pool);
+        ledger.assert_ran_once(0..nodes);
+        assert_eq!(
+            ledger.violations.load(Ordering::SeqCst),
+            0,
+            "a node ran before a node it depends on"
+        );
+        ledger.assert_no_leak();
     });
 }
