@@ -125,7 +125,10 @@ fn main() {
 
     let (expected, sequential) = cli::timed(|| a.product(&b));
     let (c, parallel) = cli::timed(|| graph_product(&pool, &a, &b, block));
-    assert!(c == expected, "the task graph's product differs from the sequential one");
+    assert!(
+        c == expected,
+        "the task graph's product differs from the sequential one"
+    );
 
     let blocks = size / block;
     cli::report(

@@ -3,7 +3,9 @@
 //! * [`ThreadPool`]: per-worker deques, a global injector, random stealing,
 //!   parking with no lost wake-up; `spawn`, `submit` (a [`JoinHandle`] that
 //!   blocks or is a `Future`), fork-join [`join`](ThreadPool::join),
-//!   borrowing [`scope`](ThreadPool::scope), `wait_all`, statistics.
+//!   borrowing [`scope`](ThreadPool::scope), `wait_all`, statistics;
+//!   task graphs with no thread blocked ([`JoinHandle::then`],
+//!   [`JoinHandle::zip`], [`ThreadPool::when_all`]) and [`Priority`].
 //! * [`deque`]: the lock-free Chase-Lev deque ([`deque::Worker`],
 //!   [`deque::Stealer`], [`deque::Steal`]), growable, with no data race even
 //!   in the Rust abstract machine.

@@ -318,3 +318,16 @@ fn concurrent_completions_trigger_when_all_once() {
     pool.wait_all();
     assert_eq!(triggered.load(Relaxed), rounds);
 }
+
+/// The README's example of a task graph, as written there.
+#[test]
+fn readme_task_graph() {
+    let pool = ThreadPool::new(2);
+    let parts: Vec<_> = (1..=4u64).map(|i| pool.submit(move || i * i)).collect();
+    let report = pool
+        .when_all(parts) // [1, 4, 9, 16], once all are done
+        .then(|squares| squares.iter().sum::<u64>())
+        .zip(pool.submit(|| "sum of squares"))
+        .then(|(sum, label)| format!("{label}: {sum}"));
+    assert_eq!(report.join().unwrap(), "sum of squares: 30");
+}
