@@ -176,7 +176,8 @@ pub struct Stats {
     /// ([`Builder::pin_workers`](crate::Builder::pin_workers)) and could
     /// not be: the CPU does not exist or is outside the process's affinity
     /// mask or cgroup, or the system does not pin (only Linux does). Such a
-    /// worker runs unpinned.
+    /// worker runs unpinned. Each worker counts its own failure as it
+    /// starts, so the count is complete once every worker has run a task.
     pub pin_failures: u64,
     /// The same counts, one entry per worker, in worker-index order.
     pub per_worker: Vec<WorkerStats>,

@@ -108,15 +108,22 @@ impl Topology {
     /// println!("{layout}");
     /// ```
     pub fn discover() -> Topology {
-        #[cfg(all(target_os = "linux", not(any(miri, feature = "loom", feature = "shuttle"))))]
-        {
-            let allowed = affinity::allowed_cpus();
-            let read = |path: &str| std::fs::read_to_string(format!("/sys/devices/system/{path}")).ok();
-            if let Some(layout) = from_sysfs(&read, allowed.as_deref()) {
-                return layout;
-            }
+        // Only Linux has sysfs; Miri and the model checkers run no real
+        // threads on real CPUs, so they get the fallback.
+        let real_linux = cfg!(all(
+            target_os = "linux",
+            not(any(miri, feature = "loom", feature = "shuttle"))
+        ));
+        let read = |path: &str| {
+            real_linux
+                .then(|| std::fs::read_to_string(format!("/sys/devices/system/{path}")).ok())
+                .flatten()
+        };
+        let allowed = affinity::allowed_cpus();
+        if let Some(layout) = from_sysfs(&read, allowed.as_deref()) {
+            return layout;
         }
-        match affinity::allowed_cpus() {
+        match allowed {
             Some(cpus) => Topology {
                 nodes: vec![vec![cpus]],
             },
