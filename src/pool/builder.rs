@@ -3,7 +3,7 @@
 use super::job::JobRef;
 use super::registry::{PanicHandler, Registry};
 use super::sleep::MAX_WORKERS;
-use super::topology::{Placement, Topology};
+use super::topology::{self, Placement, Topology};
 use super::worker::WorkerThread;
 use super::ThreadPool;
 use crate::deque::Worker;
@@ -85,7 +85,7 @@ impl Builder {
     }
 
     /// The machine's layout, which places the workers and orders their
-    /// victims (default: [`Topology::discover`]).
+    /// victims (default: [`Topology::discover`], read once per process).
     ///
     /// Worker `i` belongs to CPU [`topology.worker_cpu(i)`](Topology::worker_cpu)
     /// (node-major order, wrapping when there are more workers than CPUs).
@@ -192,7 +192,7 @@ impl Builder {
         let stealers = deques.iter().map(|(local, _)| local.stealer()).collect();
         let join_stealers = deques.iter().map(|(_, joins)| joins.stealer()).collect();
         let mut registry = Registry::new(stealers, join_stealers, self.panic_handler.take());
-        let topology = self.topology.take().unwrap_or_else(Topology::discover);
+        let topology = self.topology.take().unwrap_or_else(topology::discovered);
         registry.placement = Placement::new(&topology, num_threads, self.pin_workers);
         let registry = Arc::new(registry);
         // Dropped on every way out but success, this pool stops and joins the

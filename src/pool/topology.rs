@@ -311,6 +311,23 @@ impl fmt::Display for Topology {
     }
 }
 
+/// The layout a pool uses when none is given: [`Topology::discover`], read
+/// once per process on real threads, since a large machine has thousands of
+/// sysfs files to read and pools may be built often. Later changes (CPUs
+/// taken offline, a new affinity mask) need an explicit
+/// `Builder::topology(Topology::discover())`.
+pub(crate) fn discovered() -> Topology {
+    #[cfg(not(any(miri, feature = "loom", feature = "shuttle")))]
+    {
+        static DISCOVERED: std::sync::OnceLock<Topology> = std::sync::OnceLock::new();
+        DISCOVERED.get_or_init(Topology::discover).clone()
+    }
+    // Nothing to read there, and no `std` synchronization under the model
+    // checkers: discover afresh.
+    #[cfg(any(miri, feature = "loom", feature = "shuttle"))]
+    Topology::discover()
+}
+
 /// CPU ids as sysfs writes them: `0-3,8,10-11`.
 fn format_list(cpus: &[usize]) -> String {
     let mut parts = Vec::new();
