@@ -510,7 +510,7 @@ impl<'a> Ring<'a> {
 
     /// The ring's workers, starting at position `start < len()` and going
     /// round once.
-    pub(crate) fn from(self, start: usize) -> impl Iterator<Item = usize> + 'a {
+    pub(crate) fn starting_at(self, start: usize) -> impl Iterator<Item = usize> + 'a {
         let (gap_start, gap_len) = (self.gap.0, self.gap.1 - self.gap.0);
         let base = self.base;
         (start..self.len())
@@ -529,31 +529,29 @@ impl Placement {
             (0..workers).map(|w| topology.place(w % cpus_total)).collect();
         let mut order: Vec<usize> = (0..workers).collect();
         order.sort_by_key(|&w| (places[w].0, places[w].1, w));
-        let mut spans = vec![
-            Spans {
-                cache: (0, 0),
-                node: (0, 0)
-            };
-            workers
-        ];
-        let span_of = |position: usize, same: &dyn Fn(usize, usize) -> bool| {
-            let w = order[position];
-            let mut start = position;
-            while start > 0 && same(order[start - 1], w) {
-                start -= 1;
+        // The runs of equal keys in `order`, found in one pass (a pool may
+        // have tens of thousands of workers).
+        let runs = |key: &dyn Fn(usize) -> usize| {
+            let mut run_of = vec![(0, 0); workers];
+            let mut start = 0;
+            for end in 1..=workers {
+                if end == workers || key(order[end]) != key(order[start]) {
+                    for &w in &order[start..end] {
+                        run_of[w] = (start, end);
+                    }
+                    start = end;
+                }
             }
-            let mut end = position + 1;
-            while end < workers && same(order[end], w) {
-                end += 1;
-            }
-            (start, end)
+            run_of
         };
-        for position in 0..workers {
-            spans[order[position]] = Spans {
-                cache: span_of(position, &|a, b| places[a].1 == places[b].1),
-                node: span_of(position, &|a, b| places[a].0 == places[b].0),
-            };
-        }
+        let caches = runs(&|w| places[w].1);
+        let nodes = runs(&|w| places[w].0);
+        let spans: Vec<Spans> = (0..workers)
+            .map(|w| Spans {
+                cache: caches[w],
+                node: nodes[w],
+            })
+            .collect();
         Placement {
             pin,
             cpus: places.iter().map(|p| p.2).collect(),

@@ -290,7 +290,7 @@ impl WorkerThread {
                     continue;
                 }
                 let start = (self.next_random() % len as u64) as usize;
-                for victim in ring.from(start) {
+                for victim in ring.starting_at(start) {
                     if victim == self.index {
                         continue;
                     }

@@ -251,7 +251,7 @@ fn check_rings(layout: &Topology, workers: usize) {
     for w in 0..workers {
         let mut seen = vec![0usize; workers];
         for (distance, ring) in placement.rings(w) {
-            let members: Vec<usize> = ring.from(0).collect();
+            let members: Vec<usize> = ring.starting_at(0).collect();
             assert_eq!(members.len(), ring.len());
             for &v in &members {
                 seen[v] += 1;
@@ -266,7 +266,7 @@ fn check_rings(layout: &Topology, workers: usize) {
             }
             // Any start goes round the ring once.
             for start in 0..ring.len() {
-                let mut rotated: Vec<usize> = ring.from(start).collect();
+                let mut rotated: Vec<usize> = ring.starting_at(start).collect();
                 assert_eq!(rotated[0], members[start]);
                 rotated.sort_unstable();
                 let mut sorted = members.clone();
@@ -315,7 +315,7 @@ fn one_cache_is_the_uniform_order() {
             for w in 0..workers {
                 let [(_, first), (_, node), (_, rest)] = placement.rings(w);
                 assert_eq!(
-                    first.from(0).collect::<Vec<_>>(),
+                    first.starting_at(0).collect::<Vec<_>>(),
                     (0..workers).collect::<Vec<_>>()
                 );
                 assert_eq!((node.len(), rest.len()), (0, 0));
@@ -350,7 +350,7 @@ fn every_victim_comes_first_about_equally_often() {
                     continue;
                 }
                 let start = (next() % ring.len() as u64) as usize;
-                let order: Vec<usize> = ring.from(start).filter(|&v| v != w).collect();
+                let order: Vec<usize> = ring.starting_at(start).filter(|&v| v != w).collect();
                 if let Some(&v) = order.first() {
                     *first[r].entry(v).or_default() += 1;
                 }
