@@ -27,5 +27,6 @@ mod par;
 mod pool;
 
 pub use pool::{
-    current_worker_index, BuildError, Builder, JoinHandle, Priority, Scope, Stats, ThreadPool, WorkerStats,
+    current_worker_index, BuildError, Builder, JoinHandle, Priority, Scope, Stats, ThreadPool, Topology,
+    TopologyError, WorkerStats,
 };

@@ -3,6 +3,7 @@
 use super::job::JobRef;
 use super::registry::{PanicHandler, Registry};
 use super::sleep::MAX_WORKERS;
+use super::topology::{self, Placement, Topology};
 use super::worker::WorkerThread;
 use super::ThreadPool;
 use crate::deque::Worker;
@@ -36,6 +37,9 @@ pub struct Builder {
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     stack_size: Option<usize>,
     panic_handler: Option<PanicHandler>,
+    /// `None`: the discovered layout.
+    topology: Option<Topology>,
+    pin_workers: bool,
 }
 
 impl fmt::Debug for Builder {
@@ -43,13 +47,16 @@ impl fmt::Debug for Builder {
         f.debug_struct("Builder")
             .field("num_threads", &self.num_threads)
             .field("stack_size", &self.stack_size)
+            .field("topology", &self.topology)
+            .field("pin_workers", &self.pin_workers)
             .finish_non_exhaustive()
     }
 }
 
 impl Builder {
-    /// The number of worker threads; `0` (the default) means one per
-    /// available core ([`std::thread::available_parallelism`]).
+    /// The number of worker threads; `0` (the default) means one per CPU
+    /// of the [`topology`](Builder::topology) when one is given, otherwise
+    /// one per available core ([`std::thread::available_parallelism`]).
     pub fn num_threads(mut self, num_threads: usize) -> Self {
         self.num_threads = num_threads;
         self
@@ -77,6 +84,73 @@ impl Builder {
         self
     }
 
+    /// The machine's layout, which places the workers and orders their
+    /// victims (default: [`Topology::discover`], read once per process).
+    ///
+    /// Worker `i` belongs to CPU [`topology.worker_cpu(i)`](Topology::worker_cpu)
+    /// (node-major order, wrapping when there are more workers than CPUs).
+    /// A worker out of work tries to steal from the workers sharing its
+    /// last-level cache first, then from the rest of its node, then from
+    /// the other nodes, starting at a random worker within each of these
+    /// rings and trying every worker in each round; [`Stats`](crate::Stats)
+    /// counts the steals by distance. With one cache for the whole pool,
+    /// victims are uniformly random, as without a layout.
+    ///
+    /// The layout need not be this machine's: a test can describe a large
+    /// machine and run its pool here (without pinning, or with pinning that
+    /// fails and is counted in [`Stats::pin_failures`](crate::Stats::pin_failures)).
+    ///
+    /// ```
+    /// use stealpool::{ThreadPool, Topology};
+    ///
+    /// // 4 nodes × 16 CPUs: 64 workers, whatever this machine has.
+    /// let pool = ThreadPool::builder()
+    ///     .topology(Topology::uniform(4, 1, 16).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.num_workers(), 64);
+    /// pool.scope(|s| {
+    ///     for _ in 0..1000 {
+    ///         s.spawn(|_| {});
+    ///     }
+    /// });
+    /// let stats = pool.stats();
+    /// println!(
+    ///     "steals: {} same cache, {} same node, {} remote",
+    ///     stats.steals_same_cache, stats.steals_same_node, stats.steals_remote
+    /// );
+    /// ```
+    pub fn topology(mut self, topology: Topology) -> Self {
+        self.topology = Some(topology);
+        self
+    }
+
+    /// Pins worker `i` to its CPU, [`topology.worker_cpu(i)`](Topology::worker_cpu),
+    /// when it starts (default: `false`).
+    ///
+    /// Linux only (`sched_setaffinity`); elsewhere nothing is pinned. A
+    /// worker that cannot be pinned (no such CPU, a CPU outside the
+    /// process's affinity mask or cgroup, another system) runs unpinned and
+    /// is counted in [`Stats::pin_failures`](crate::Stats::pin_failures):
+    /// the pool never fails to build because of it. With the discovered
+    /// layout, which holds only the CPUs the process may use, pinning
+    /// succeeds on Linux.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .pin_workers(true)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.install(|| 1 + 1), 2);
+    /// // 0 where the system pins (Linux), 2 where it cannot.
+    /// assert!(pool.stats().pin_failures <= 2);
+    /// ```
+    pub fn pin_workers(mut self, pin: bool) -> Self {
+        self.pin_workers = pin;
+        self
+    }
+
     /// Starts the worker threads.
     ///
     /// # Errors
@@ -95,9 +169,10 @@ impl Builder {
     /// assert!(error.to_string().contains("NUL"));
     /// ```
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
-        let num_threads = match self.num_threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
+        let num_threads = match (self.num_threads, &self.topology) {
+            (0, Some(topology)) => topology.num_cpus(),
+            (0, None) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            (n, _) => n,
         };
         if num_threads > MAX_WORKERS {
             return Err(BuildError(ErrorKind::TooManyThreads(num_threads)));
@@ -116,7 +191,10 @@ impl Builder {
             .collect();
         let stealers = deques.iter().map(|(local, _)| local.stealer()).collect();
         let join_stealers = deques.iter().map(|(_, joins)| joins.stealer()).collect();
-        let registry = Arc::new(Registry::new(stealers, join_stealers, self.panic_handler.take()));
+        let mut registry = Registry::new(stealers, join_stealers, self.panic_handler.take());
+        let topology = self.topology.take().unwrap_or_else(topology::discovered);
+        registry.placement = Placement::new(&topology, num_threads, self.pin_workers);
+        let registry = Arc::new(registry);
         // Dropped on every way out but success, this pool stops and joins the
         // workers started so far, even when `thread_name` panics.
         let mut pool = ThreadPool {

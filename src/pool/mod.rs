@@ -6,6 +6,7 @@
 //! a random victim's deque. Out of work, it spins, yields, then sleeps in a
 //! protocol with no lost wake-up (`proofs/sleep.md`).
 
+mod affinity;
 mod builder;
 mod continuation;
 mod handle;
@@ -21,6 +22,7 @@ mod registry;
 mod scope;
 mod sleep;
 mod stats;
+mod topology;
 mod worker;
 
 pub use builder::{BuildError, Builder};
@@ -28,6 +30,7 @@ pub use handle::JoinHandle;
 pub use priority::Priority;
 pub use scope::Scope;
 pub use stats::{Stats, WorkerStats};
+pub use topology::{Topology, TopologyError};
 
 use crate::sync::{thread, Arc};
 use job::StackJob;

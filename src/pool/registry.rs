@@ -9,6 +9,7 @@ use super::ordering::{
 use super::priority::Priority;
 use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
+use super::topology::{Placement, Topology};
 use super::worker::WorkerThread;
 use crate::deque::Stealer;
 use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Condvar, Mutex};
@@ -51,6 +52,8 @@ pub(crate) struct Registry {
     idle: Condvar,
     pub(crate) counters: Box<[CachePadded<WorkerCounters>]>,
     panic_handler: Option<PanicHandler>,
+    /// Each worker's CPU and victim rings (read-only after the build).
+    pub(crate) placement: Placement,
 }
 
 impl Registry {
@@ -77,6 +80,9 @@ impl Registry {
                 .map(|_| CachePadded::new(WorkerCounters::default()))
                 .collect(),
             panic_handler,
+            // One cache for all: uniform victims, until the builder places
+            // the workers on its topology.
+            placement: Placement::new(&Topology::single_node(1), workers, false),
         }
     }
 

@@ -4,6 +4,7 @@
 //! anything from them, so they are relaxed (T1) and cache-padded apart.
 
 use super::ordering::RELAXED;
+use super::topology::Distance;
 use crate::sync::StatCounter;
 use crossbeam_utils::CachePadded;
 
@@ -16,6 +17,10 @@ pub(crate) struct WorkerCounters {
     successful_steals: StatCounter,
     panicked: StatCounter,
     promoted: StatCounter,
+    steals_same_cache: StatCounter,
+    steals_same_node: StatCounter,
+    steals_remote: StatCounter,
+    pin_failed: StatCounter,
 }
 
 /// Which counter to bump.
@@ -29,6 +34,10 @@ pub(crate) enum Event {
     Panicked,
     /// A pending `join` half moved where thieves look (F3).
     Promoted,
+    /// A successful steal from a victim at this distance.
+    StealAt(Distance),
+    /// The worker could not be pinned to its CPU.
+    PinFailed,
 }
 
 impl WorkerCounters {
@@ -40,6 +49,10 @@ impl WorkerCounters {
             Event::SuccessfulSteal => (&self.successful_steals, 1),
             Event::Panicked => (&self.panicked, 1),
             Event::Promoted => (&self.promoted, 1),
+            Event::StealAt(Distance::SameCache) => (&self.steals_same_cache, 1),
+            Event::StealAt(Distance::SameNode) => (&self.steals_same_node, 1),
+            Event::StealAt(Distance::Remote) => (&self.steals_remote, 1),
+            Event::PinFailed => (&self.pin_failed, 1),
         };
         // T1: relaxed; a statistic orders nothing. Only this worker writes
         // its counters, so a load and a store do what a (locked) RMW would.
@@ -55,6 +68,10 @@ impl WorkerCounters {
             successful_steals: self.successful_steals.load(RELAXED),
             panicked: self.panicked.load(RELAXED),
             joins_promoted: self.promoted.load(RELAXED),
+            steals_same_cache: self.steals_same_cache.load(RELAXED),
+            steals_same_node: self.steals_same_node.load(RELAXED),
+            steals_remote: self.steals_remote.load(RELAXED),
+            pin_failures: self.pin_failed.load(RELAXED),
         }
     }
 }
@@ -76,6 +93,15 @@ pub struct WorkerStats {
     /// Pending `join` halves this worker moved to its shared deque because
     /// an idle worker asked for work.
     pub joins_promoted: u64,
+    /// Of the successful steals from other workers' deques, those from a
+    /// worker sharing this one's last-level cache (see [`Stats::steals_same_cache`]).
+    pub steals_same_cache: u64,
+    /// Those from a worker on this one's node, not sharing its cache.
+    pub steals_same_node: u64,
+    /// Those from a worker on another node.
+    pub steals_remote: u64,
+    /// 1 if this worker was to be pinned to its CPU and could not be.
+    pub pin_failures: u64,
 }
 
 /// A snapshot of a pool's statistics, from [`ThreadPool::stats`](crate::ThreadPool::stats).
@@ -110,6 +136,49 @@ pub struct Stats {
     /// half where only an idle worker that asked in vain takes it from; the
     /// owner moves its oldest half to its shared deque when asked.
     pub joins_promoted: u64,
+    /// Successful steals from a worker sharing the thief's last-level
+    /// cache, by the pool's [`Topology`](crate::Topology). Thieves try
+    /// their cache's workers first, then their node's, then the rest, so on
+    /// a machine with several caches or nodes most steals should be near.
+    /// With one cache for the whole pool (the default on a machine with one
+    /// shared cache) every steal counts here.
+    ///
+    /// `steals_same_cache + steals_same_node + steals_remote` counts the
+    /// steals from the deques thieves look in; `successful_steals` also
+    /// counts the rare direct takes of another worker's pending `join`
+    /// halves, so it is at least that sum, and equal when no `join` half
+    /// was taken that way.
+    ///
+    /// ```
+    /// use stealpool::{ThreadPool, Topology};
+    ///
+    /// let pool = ThreadPool::builder()
+    ///     .topology(Topology::uniform(2, 1, 2).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// pool.scope(|s| {
+    ///     for _ in 0..100 {
+    ///         s.spawn(|_| {});
+    ///     }
+    /// });
+    /// let stats = pool.stats();
+    /// let near = stats.steals_same_cache + stats.steals_same_node;
+    /// assert_eq!(near + stats.steals_remote, stats.successful_steals);
+    /// ```
+    pub steals_same_cache: u64,
+    /// Successful steals from a worker on the thief's node, not sharing its
+    /// cache (see [`steals_same_cache`](Stats::steals_same_cache)).
+    pub steals_same_node: u64,
+    /// Successful steals from a worker on another node (see
+    /// [`steals_same_cache`](Stats::steals_same_cache)).
+    pub steals_remote: u64,
+    /// Workers that were to be pinned to their CPU
+    /// ([`Builder::pin_workers`](crate::Builder::pin_workers)) and could
+    /// not be: the CPU does not exist or is outside the process's affinity
+    /// mask or cgroup, or the system does not pin (only Linux does). Such a
+    /// worker runs unpinned. Each worker counts its own failure as it
+    /// starts, so the count is complete once every worker has run a task.
+    pub pin_failures: u64,
     /// The same counts, one entry per worker, in worker-index order.
     pub per_worker: Vec<WorkerStats>,
 }
@@ -124,6 +193,10 @@ pub(crate) fn collect(counters: &[CachePadded<WorkerCounters>]) -> Stats {
         successful_steals: sum(|w| w.successful_steals),
         panicked: sum(|w| w.panicked),
         joins_promoted: sum(|w| w.joins_promoted),
+        steals_same_cache: sum(|w| w.steals_same_cache),
+        steals_same_node: sum(|w| w.steals_same_node),
+        steals_remote: sum(|w| w.steals_remote),
+        pin_failures: sum(|w| w.pin_failures),
         per_worker,
     }
 }

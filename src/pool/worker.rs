@@ -1,5 +1,6 @@
 //! A worker thread: its deque, its search for work, and its idle loop.
 
+use super::affinity;
 use super::job::{AbortOnUnwind, JobRef};
 use super::latch::CoreLatch;
 use super::ordering::RELAXED;
@@ -102,6 +103,12 @@ impl WorkerThread {
             tasks_on_stack: Cell::new(0),
             exempted: Cell::new(0),
         };
+        let placement = &worker.registry.placement;
+        // Pinning is a request to the system, not a condition for running:
+        // a worker that cannot be pinned runs unpinned, counted in `Stats`.
+        if placement.pin() && !affinity::pin_current_thread(placement.cpu(index)) {
+            worker.registry.counters[index].record(Event::PinFailed);
+        }
         CURRENT.with(|current| current.set(&worker));
         loop {
             if worker.run_one_job() {
@@ -261,33 +268,46 @@ impl WorkerThread {
         }
     }
 
-    /// Tries every other worker once, starting at a random one, taking half
-    /// of a victim's jobs; tries again while some steal lost a race.
+    /// Tries every other worker once, nearest first (the workers sharing
+    /// our cache, then our node, then the rest), from a random place in
+    /// each ring, taking half of a victim's jobs; tries again while some
+    /// steal lost a race (`proofs/topology.md`). With one cache for the
+    /// whole pool, the first ring is every worker in index order and the
+    /// others are empty: one random start over all workers.
     fn steal(&self) -> Option<JobRef> {
-        let stealers = &self.registry.stealers;
-        let count = stealers.len();
-        if count <= 1 {
+        let registry = &*self.registry;
+        let stealers = &registry.stealers;
+        if stealers.len() <= 1 {
             return None;
         }
-        let counters = &self.registry.counters[self.index];
+        let counters = &registry.counters[self.index];
+        let rings = registry.placement.rings(self.index);
         loop {
             let mut retry = false;
-            let start = (self.next_random() % count as u64) as usize;
-            for victim in (start..count).chain(0..start) {
-                if victim == self.index {
+            for &(distance, ring) in &rings {
+                let len = ring.len();
+                if len == 0 {
                     continue;
                 }
-                counters.record(Event::StealAttempt);
-                let before = self.local.len();
-                match stealers[victim].steal_batch_and_pop(&self.local) {
-                    Steal::Success(job) => {
-                        counters.record(Event::SuccessfulSteal);
-                        counters.record(Event::Stolen(1 + self.local.len().saturating_sub(before) as u64));
-                        self.announce_local_work();
-                        return Some(job);
+                let start = (self.next_random() % len as u64) as usize;
+                for victim in ring.starting_at(start) {
+                    if victim == self.index {
+                        continue;
                     }
-                    Steal::Retry => retry = true,
-                    Steal::Empty => {}
+                    counters.record(Event::StealAttempt);
+                    let before = self.local.len();
+                    match stealers[victim].steal_batch_and_pop(&self.local) {
+                        Steal::Success(job) => {
+                            counters.record(Event::SuccessfulSteal);
+                            counters.record(Event::StealAt(distance));
+                            counters
+                                .record(Event::Stolen(1 + self.local.len().saturating_sub(before) as u64));
+                            self.announce_local_work();
+                            return Some(job);
+                        }
+                        Steal::Retry => retry = true,
+                        Steal::Empty => {}
+                    }
                 }
             }
             if !retry {

@@ -1,0 +1,81 @@
+//! Pinning a worker thread to one CPU, and the CPUs this process may use.
+//!
+//! Only Linux on real threads pins (`sched_setaffinity`). Under the model
+//! checkers and Miri a worker is no OS thread of its own, so pinning is
+//! skipped there and reported as done: nothing in the pool's logic depends
+//! on it. Elsewhere it is reported as failed, so `Stats::pin_failures` tells
+//! a user who asked for pinning that none happened.
+
+/// Linux on real threads: the only build that pins.
+#[cfg(all(target_os = "linux", not(any(miri, feature = "loom", feature = "shuttle"))))]
+mod imp {
+    use std::mem;
+
+    /// The largest CPU id a `cpu_set_t` holds.
+    const SET_SIZE: usize = libc::CPU_SETSIZE as usize;
+
+    pub(crate) fn pin_current_thread(cpu: usize) -> bool {
+        if cpu >= SET_SIZE {
+            return false;
+        }
+        // SAFETY: `cpu_set_t` is plain bits; zeroed is the empty set, and
+        // `CPU_SET` writes inside it (the bound is checked above).
+        // `sched_setaffinity(0, ..)` applies to the calling thread and only
+        // reads the set.
+        unsafe {
+            let mut set: libc::cpu_set_t = mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            libc::sched_setaffinity(0, mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        }
+    }
+
+    pub(crate) fn allowed_cpus() -> Option<Vec<usize>> {
+        // SAFETY: as above; `sched_getaffinity` writes only the set we pass.
+        unsafe {
+            let mut set: libc::cpu_set_t = mem::zeroed();
+            if libc::sched_getaffinity(0, mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+                return None;
+            }
+            let cpus: Vec<usize> = (0..SET_SIZE).filter(|&cpu| libc::CPU_ISSET(cpu, &set)).collect();
+            (!cpus.is_empty()).then_some(cpus)
+        }
+    }
+}
+
+#[cfg(all(
+    not(target_os = "linux"),
+    not(any(miri, feature = "loom", feature = "shuttle"))
+))]
+mod imp {
+    pub(crate) fn pin_current_thread(_cpu: usize) -> bool {
+        false
+    }
+
+    pub(crate) fn allowed_cpus() -> Option<Vec<usize>> {
+        None
+    }
+}
+
+#[cfg(any(miri, feature = "loom", feature = "shuttle"))]
+mod imp {
+    pub(crate) fn pin_current_thread(_cpu: usize) -> bool {
+        true
+    }
+
+    pub(crate) fn allowed_cpus() -> Option<Vec<usize>> {
+        None
+    }
+}
+
+/// Pins the calling thread to `cpu`; `false` if the system refused (a CPU
+/// that does not exist or is outside the process's cgroup or affinity mask)
+/// or cannot pin. A worker that is not pinned still works; the caller counts
+/// the failure.
+pub(crate) fn pin_current_thread(cpu: usize) -> bool {
+    imp::pin_current_thread(cpu)
+}
+
+/// The CPUs the calling thread may run on, ascending; `None` where unknown.
+pub(crate) fn allowed_cpus() -> Option<Vec<usize>> {
+    imp::allowed_cpus()
+}
