@@ -143,11 +143,10 @@ pub struct Stats {
     /// With one cache for the whole pool (the default on a machine with one
     /// shared cache) every steal counts here.
     ///
-    /// `steals_same_cache + steals_same_node + steals_remote` counts the
-    /// steals from the deques thieves look in; `successful_steals` also
-    /// counts the rare direct takes of another worker's pending `join`
-    /// halves, so it is at least that sum, and equal when no `join` half
-    /// was taken that way.
+    /// `steals_same_cache + steals_same_node + steals_remote` is
+    /// `successful_steals`: the steals from the deques thieves look in and
+    /// the rare direct takes of another worker's pending `join` halves
+    /// alike.
     ///
     /// ```
     /// use stealpool::{ThreadPool, Topology};

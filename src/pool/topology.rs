@@ -570,6 +570,18 @@ impl Placement {
         self.cpus[worker]
     }
 
+    /// How far `victim` is from `thief`: the ring of `thief`'s it is in.
+    pub(crate) fn distance(&self, thief: usize, victim: usize) -> Distance {
+        let (thief, victim) = (self.spans[thief], self.spans[victim]);
+        if thief.cache == victim.cache {
+            Distance::SameCache
+        } else if thief.node == victim.node {
+            Distance::SameNode
+        } else {
+            Distance::Remote
+        }
+    }
+
     /// Worker `worker`'s victim rings, nearest first, with their distances:
     /// its cache's workers (itself included, for the caller to skip: with
     /// one cache for the whole pool this ring is every worker in index

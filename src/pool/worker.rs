@@ -254,6 +254,7 @@ impl WorkerThread {
                 // F3: the request is answered.
                 wanted.store(false, RELAXED);
                 counters.record(Event::SuccessfulSteal);
+                counters.record(Event::StealAt(registry.placement.distance(self.index, victim)));
                 counters.record(Event::Stolen(1));
                 return Some(job);
             }
