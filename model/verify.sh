@@ -146,6 +146,15 @@ step_miri() {
     run miri_pool_waits_tb 1500 "pool waits: protected borrows" "Miri TB, ${MIRI_POOL_SEEDS} seeds" -- \
         env MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-many-seeds=0..${MIRI_POOL_SEEDS}" CARGO_TARGET_DIR=target/miri \
         cargo +nightly miri test --test pool_miri
+    # Continuations (tests/pool_continuation.rs): a result handed from the
+    # worker that finishes a task to the one that runs its continuation,
+    # arrivals of `when_all` from two threads, chains run in place after
+    # shutdown; a quarter of the pool's seeds under each aliasing model.
+    run miri_continuation 1500 "continuations: UB, races, leaks" "Miri SB+TB, $((MIRI_POOL_SEEDS / 4)) seeds each" -- \
+        bash -c "MIRIFLAGS='-Zmiri-many-seeds=0..$((MIRI_POOL_SEEDS / 4))' CARGO_TARGET_DIR=target/miri \
+            cargo +nightly miri test --test pool_continuation &&
+            MIRIFLAGS='-Zmiri-tree-borrows -Zmiri-many-seeds=0..$((MIRI_POOL_SEEDS / 4))' CARGO_TARGET_DIR=target/miri \
+            cargo +nightly miri test --test pool_continuation"
     # The injector's queue and the pool's outside submissions through it
     # (tests/injector_queue.rs): races on the links, the exposed provenance
     # of a batch's older jobs, leaks; a quarter of the deque's seeds under
