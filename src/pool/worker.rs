@@ -3,10 +3,11 @@
 use super::job::{AbortOnUnwind, JobRef};
 use super::latch::CoreLatch;
 use super::ordering::RELAXED;
+use super::priority::{LevelDeques, Priority, PASS_LIMIT};
 use super::registry::Registry;
 use super::sleep::Wake;
 use super::stats::Event;
-use crate::deque::{Steal, Worker};
+use crate::deque::{Steal, Stealer, Worker};
 use crate::sync::{spin_loop, thread, thread_local, Arc};
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
@@ -47,6 +48,13 @@ pub(crate) struct WorkerThread {
     /// Pending `join` halves, newest at the bottom: owner-biased, so the
     /// owner's push and pop run no barrier (F1).
     joins: Worker<JobRef>,
+    /// Tasks of the levels other than `Normal`, by slot (V2).
+    levels: LevelDeques,
+    /// `passed[p]`: tasks this worker took above level `p` while `p` had
+    /// work queued, since it last looked at `p` first (V5).
+    passed: [Cell<u32>; Priority::COUNT],
+    /// The level of the job this thread runs, for the statistics.
+    level: Cell<Priority>,
     registry: Arc<Registry>,
     /// xorshift state for picking victims: per thread, never shared.
     rng: Cell<u64>,
@@ -92,11 +100,20 @@ impl WorkerThread {
 
     /// The body of worker thread `index`: runs jobs until the pool shuts down
     /// and no work is left.
-    pub(crate) fn run(index: usize, local: Worker<JobRef>, joins: Worker<JobRef>, registry: Arc<Registry>) {
+    pub(crate) fn run(
+        index: usize,
+        local: Worker<JobRef>,
+        joins: Worker<JobRef>,
+        levels: LevelDeques,
+        registry: Arc<Registry>,
+    ) {
         let worker = WorkerThread {
             index,
             local,
             joins,
+            levels,
+            passed: Default::default(),
+            level: Cell::new(Priority::Normal),
             registry,
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
             tasks_on_stack: Cell::new(0),
@@ -121,6 +138,13 @@ impl WorkerThread {
         // S3 even on our own deque: the task that pushed may block outside
         // the pool (waiting for this very job), so the job must not depend
         // on its pusher coming back to find it.
+        self.registry.sleep.new_work();
+    }
+
+    /// Pushes a task on this worker's deque of level `slot` (V2) and tells
+    /// sleepers (S3, S4), as `push` does.
+    pub(crate) fn push_at(&self, slot: usize, job: JobRef) {
+        self.levels[slot].push(job);
         self.registry.sleep.new_work();
     }
 
@@ -175,26 +199,48 @@ impl WorkerThread {
     /// Finds one job and runs it; `false` if none was found.
     pub(crate) fn run_one_job(&self) -> bool {
         match self.find_work() {
-            Some(job) => {
-                self.execute(job);
+            Some((job, level)) => {
+                self.execute_at(job, level);
                 true
             }
             None => false,
         }
     }
 
-    /// Runs a job.
+    /// Runs a job of this worker's own `Normal` queues.
     pub(crate) fn execute(&self, job: JobRef) {
+        self.execute_at(job, Priority::Normal);
+    }
+
+    /// Runs a job taken at `level`.
+    fn execute_at(&self, job: JobRef, level: Priority) {
+        let outer = self.level.replace(level);
         let guard = AbortOnUnwind;
         // SAFETY: every `JobRef` in the pool's queues is executed once, by
         // whoever took it out; stack jobs' owners wait for their latches.
         unsafe { job.execute() };
         std::mem::forget(guard);
+        self.level.set(outer);
+    }
+
+    /// Finds a job and the level it was queued at. In a pool that never
+    /// queued a task at a level of its own, the plain search (V1);
+    /// otherwise level by level (V3), an overdue level first (V5).
+    fn find_work(&self) -> Option<(JobRef, Priority)> {
+        if self.registry.priority.in_use() {
+            return self.find_work_by_level();
+        }
+        self.find_normal().map(|job| (job, Priority::Normal))
     }
 
     /// Own deques, then the injector, then the other workers' deques, then
     /// their pending `join` halves.
-    fn find_work(&self) -> Option<JobRef> {
+    fn find_normal(&self) -> Option<JobRef> {
+        self.take_own_normal().or_else(|| self.steal_normal())
+    }
+
+    /// This worker's deque, its pending halves, then the injector.
+    fn take_own_normal(&self) -> Option<JobRef> {
         if let Some(job) = self.local.pop() {
             return Some(job);
         }
@@ -202,12 +248,115 @@ impl WorkerThread {
         if let Some(job) = self.joins.pop() {
             return Some(job);
         }
-        let registry = &*self.registry;
-        if let Some(job) = registry.injector.pop_batch(&self.local) {
-            self.announce_local_work();
+        let job = self.registry.injector.pop_batch(&self.local)?;
+        self.announce_local_work(&self.local);
+        Some(job)
+    }
+
+    /// Other workers' deques, then their pending `join` halves.
+    fn steal_normal(&self) -> Option<JobRef> {
+        self.steal(&self.registry.stealers, &self.local)
+            .or_else(|| self.take_pending_join())
+    }
+
+    /// V3 and V5: the level a search looks at first is the lowest one
+    /// passed over `PASS_LIMIT` times, if any; then every level, higher
+    /// first. Afterwards, every lower level that still has work queued
+    /// counts one more pass.
+    fn find_work_by_level(&self) -> Option<(JobRef, Priority)> {
+        let overdue = Priority::PASSABLE
+            .into_iter()
+            .find(|&level| self.passed[level as usize].get() >= PASS_LIMIT);
+        let found = overdue
+            .and_then(|level| {
+                self.passed[level as usize].set(0);
+                self.take_at(level).map(|job| (job, level))
+            })
+            .or_else(|| self.search_levels());
+        if let Some((_, level)) = found {
+            self.count_passes(level);
+        }
+        found
+    }
+
+    /// V3: own queues at `Critical` and `High`, own `Normal` work, then
+    /// steals from the highest level down, then `Low`.
+    fn search_levels(&self) -> Option<(JobRef, Priority)> {
+        for level in [Priority::Critical, Priority::High] {
+            if let Some(job) = self.take_own_level(level) {
+                return Some((job, level));
+            }
+        }
+        if let Some(job) = self.take_own_normal() {
+            return Some((job, Priority::Normal));
+        }
+        for level in [Priority::Critical, Priority::High] {
+            if let Some(job) = self.steal_level(level) {
+                return Some((job, level));
+            }
+        }
+        if let Some(job) = self.steal_normal() {
+            return Some((job, Priority::Normal));
+        }
+        self.take_at(Priority::Low).map(|job| (job, Priority::Low))
+    }
+
+    /// Any job at `level`: own queues first, then other workers'.
+    fn take_at(&self, level: Priority) -> Option<JobRef> {
+        match level.slot() {
+            None => self.find_normal(),
+            Some(_) => self.take_own_level(level).or_else(|| self.steal_level(level)),
+        }
+    }
+
+    /// This worker's deque of `level` (not `Normal`), then the level's
+    /// injector, whose batch stays at the level, in that deque.
+    fn take_own_level(&self, level: Priority) -> Option<JobRef> {
+        let slot = level.slot()?;
+        let deque = &self.levels[slot];
+        if let Some(job) = deque.pop() {
             return Some(job);
         }
-        self.steal().or_else(|| self.take_pending_join())
+        let job = self.registry.priority.level(slot).injector.pop_batch(deque)?;
+        self.announce_local_work(deque);
+        Some(job)
+    }
+
+    /// Steals at `level` (not `Normal`) into this worker's deque of the
+    /// level; first a relaxed look (D12) at every victim, so that an idle
+    /// search over empty levels runs no fence.
+    fn steal_level(&self, level: Priority) -> Option<JobRef> {
+        let slot = level.slot()?;
+        let stealers = &self.registry.priority.level(slot).stealers;
+        if stealers.iter().all(Stealer::is_empty) {
+            return None;
+        }
+        self.steal(stealers, &self.levels[slot])
+    }
+
+    /// V5: a job at `found` was taken: `found` was served, and each lower
+    /// level that has work queued now was passed over once more.
+    fn count_passes(&self, found: Priority) {
+        for level in Priority::PASSABLE {
+            if level >= found {
+                break;
+            }
+            if self.has_work_at(level) {
+                let passed = &self.passed[level as usize];
+                passed.set(passed.get() + 1);
+            }
+        }
+        self.passed[found as usize].set(0);
+    }
+
+    /// Whether a task of `level` is queued anywhere (relaxed snapshots,
+    /// Q4 and D12; a stale answer only delays or advances a turn).
+    fn has_work_at(&self, level: Priority) -> bool {
+        let registry = &*self.registry;
+        match level.slot() {
+            None => !registry.injector.is_empty() || registry.stealers.iter().any(|s| !s.is_empty()),
+            Some(slot) => registry.priority.level(slot).has_work(),
+        }
     }
 
     /// No deque thieves look in has work: ask every worker with pending
@@ -254,17 +403,18 @@ impl WorkerThread {
         None
     }
 
-    /// Jobs moved into our deque in a batch are work others may take.
-    fn announce_local_work(&self) {
-        if !self.local.is_empty() {
+    /// Jobs moved into one of our deques in a batch are work others may
+    /// take.
+    fn announce_local_work(&self, deque: &Worker<JobRef>) {
+        if !deque.is_empty() {
             self.registry.sleep.new_work();
         }
     }
 
-    /// Tries every other worker once, starting at a random one, taking half
-    /// of a victim's jobs; tries again while some steal lost a race.
-    fn steal(&self) -> Option<JobRef> {
-        let stealers = &self.registry.stealers;
+    /// Tries every other worker's deque in `stealers` once, starting at a
+    /// random one, taking half of a victim's jobs into `dest`; tries again
+    /// while some steal lost a race.
+    fn steal(&self, stealers: &[Stealer<JobRef>], dest: &Worker<JobRef>) -> Option<JobRef> {
         let count = stealers.len();
         if count <= 1 {
             return None;
@@ -278,12 +428,12 @@ impl WorkerThread {
                     continue;
                 }
                 counters.record(Event::StealAttempt);
-                let before = self.local.len();
-                match stealers[victim].steal_batch_and_pop(&self.local) {
+                let before = dest.len();
+                match stealers[victim].steal_batch_and_pop(dest) {
                     Steal::Success(job) => {
                         counters.record(Event::SuccessfulSteal);
-                        counters.record(Event::Stolen(1 + self.local.len().saturating_sub(before) as u64));
-                        self.announce_local_work();
+                        counters.record(Event::Stolen(1 + dest.len().saturating_sub(before) as u64));
+                        self.announce_local_work(dest);
                         return Some(job);
                     }
                     Steal::Retry => retry = true,
@@ -326,7 +476,7 @@ impl WorkerThread {
     /// The task that `begin_task` started has ended, handler and all.
     pub(crate) fn end_task(&self) {
         self.tasks_on_stack.set(self.tasks_on_stack.get() - 1);
-        self.registry.task_done(self.index);
+        self.registry.task_done(self.index, self.level.get());
     }
 
     /// Records a panic caught by a task that reports it elsewhere (to a
@@ -359,11 +509,11 @@ impl WorkerThread {
                     }
                     return true;
                 }
-                if let Some(job) = self.find_work() {
+                if let Some((job, level)) = self.find_work() {
                     if searching {
                         sleep.stop_searching();
                     }
-                    self.execute(job);
+                    self.execute_at(job, level);
                     return true;
                 }
                 if round < SPIN_ROUNDS {
