@@ -12,7 +12,7 @@ use super::injector::Injector;
 use super::job::JobRef;
 use super::ordering::RELAXED;
 use crate::deque::{Stealer, Worker};
-use crate::sync::AtomicBool;
+use crate::sync::AtomicUsize;
 use crossbeam_utils::CachePadded;
 
 /// How urgently a task started with
@@ -132,20 +132,22 @@ impl LevelQueues {
     }
 }
 
-/// The queues of every level other than `Normal`, and whether any task
-/// was ever queued at one.
+/// The queues of every level other than `Normal`, and which levels were
+/// ever used.
 pub(crate) struct PriorityQueues {
-    /// V1: set before the first task above or below `Normal` is queued,
-    /// never cleared. Until then every search is the plain one. Padded:
-    /// every search reads it, and it sits beside counters written per task.
-    used: CachePadded<AtomicBool>,
+    /// V1: bit `slot` is set before the first task of that level is
+    /// queued, and never cleared. Until a bit is set, searches and the
+    /// sleepers' check skip the level's queues; with no bit set every
+    /// search is the plain one. Padded: every search reads it, and it
+    /// would sit beside counters written per task.
+    used: CachePadded<AtomicUsize>,
     levels: [LevelQueues; SLOTS],
 }
 
 impl PriorityQueues {
     pub(crate) fn new(stealers: [Vec<Stealer<JobRef>>; SLOTS]) -> Self {
         PriorityQueues {
-            used: CachePadded::new(AtomicBool::new(false)),
+            used: CachePadded::new(AtomicUsize::new(0)),
             levels: stealers.map(|stealers| LevelQueues {
                 injector: Injector::new(),
                 stealers: stealers.into(),
@@ -159,18 +161,21 @@ impl PriorityQueues {
         &self.levels[slot]
     }
 
-    /// V1: relaxed; whether a task was ever queued at a level of its own.
+    /// V1: relaxed; the levels ever used, bit `slot` for each (zero: no
+    /// task was ever queued at a level of its own).
     #[inline]
-    pub(crate) fn in_use(&self) -> bool {
-        self.used.load(RELAXED)
+    pub(crate) fn in_use(&self) -> Levels {
+        Levels(self.used.load(RELAXED))
     }
 
-    /// V1: relaxed, before the push that it announces; a load and a store,
-    /// no RMW: every writer stores the same value.
+    /// V1: relaxed, before the push that it announces. A load first: the
+    /// RMW runs once per level (and per racing first push), never on a
+    /// pool's steady path.
     #[inline]
-    pub(crate) fn mark_used(&self) {
-        if !self.used.load(RELAXED) {
-            self.used.store(true, RELAXED);
+    pub(crate) fn mark_used(&self, slot: usize) {
+        let bit = 1 << slot;
+        if self.used.load(RELAXED) & bit == 0 {
+            self.used.fetch_or(bit, RELAXED);
         }
     }
 
@@ -180,8 +185,27 @@ impl PriorityQueues {
     /// `--cfg stealpool_bug="levels_unchecked"` leaves the levels out, the
     /// mistake V4 rules out.
     pub(crate) fn has_work(&self) -> bool {
+        let used = self.in_use();
         !cfg!(stealpool_bug = "levels_unchecked")
-            && self.in_use()
-            && self.levels.iter().any(LevelQueues::has_work)
+            && used.any()
+            && (0..SLOTS).any(|slot| used.has(slot) && self.levels[slot].has_work())
+    }
+}
+
+/// A snapshot of the levels ever used (V1).
+#[derive(Clone, Copy)]
+pub(crate) struct Levels(usize);
+
+impl Levels {
+    /// Whether any level other than `Normal` was ever used.
+    #[inline]
+    pub(crate) fn any(self) -> bool {
+        self.0 != 0
+    }
+
+    /// Whether `level` has queues of its own and was ever used.
+    #[inline]
+    pub(crate) fn has(self, slot: usize) -> bool {
+        self.0 & (1 << slot) != 0
     }
 }

@@ -119,7 +119,7 @@ impl Registry {
             return self.push(job);
         };
         // V1: before the push, so whoever sees the job sees the flag.
-        self.priority.mark_used();
+        self.priority.mark_used(slot);
         match self.current_worker() {
             Some(worker) => worker.push_at(slot, job),
             None => {

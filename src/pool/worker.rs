@@ -3,7 +3,7 @@
 use super::job::{AbortOnUnwind, JobRef};
 use super::latch::CoreLatch;
 use super::ordering::RELAXED;
-use super::priority::{LevelDeques, Priority, PASS_LIMIT};
+use super::priority::{LevelDeques, Levels, Priority, PASS_LIMIT};
 use super::registry::Registry;
 use super::sleep::Wake;
 use super::stats::Event;
@@ -225,10 +225,12 @@ impl WorkerThread {
 
     /// Finds a job and the level it was queued at. In a pool that never
     /// queued a task at a level of its own, the plain search (V1);
-    /// otherwise level by level (V3), an overdue level first (V5).
+    /// otherwise level by level (V3), an overdue level first (V5), over the
+    /// levels ever used.
     fn find_work(&self) -> Option<(JobRef, Priority)> {
-        if self.registry.priority.in_use() {
-            return self.find_work_by_level();
+        let used = self.registry.priority.in_use();
+        if used.any() {
+            return self.find_work_by_level(used);
         }
         self.find_normal().map(|job| (job, Priority::Normal))
     }
@@ -263,27 +265,27 @@ impl WorkerThread {
     /// passed over `PASS_LIMIT` times, if any; then every level, higher
     /// first. Afterwards, every lower level that still has work queued
     /// counts one more pass.
-    fn find_work_by_level(&self) -> Option<(JobRef, Priority)> {
+    fn find_work_by_level(&self, used: Levels) -> Option<(JobRef, Priority)> {
         let overdue = Priority::PASSABLE
             .into_iter()
             .find(|&level| self.passed[level as usize].get() >= PASS_LIMIT);
         let found = overdue
             .and_then(|level| {
                 self.passed[level as usize].set(0);
-                self.take_at(level).map(|job| (job, level))
+                self.take_at(used, level).map(|job| (job, level))
             })
-            .or_else(|| self.search_levels());
+            .or_else(|| self.search_levels(used));
         if let Some((_, level)) = found {
-            self.count_passes(level);
+            self.count_passes(used, level);
         }
         found
     }
 
     /// V3: own queues at `Critical` and `High`, own `Normal` work, then
     /// steals from the highest level down, then `Low`.
-    fn search_levels(&self) -> Option<(JobRef, Priority)> {
+    fn search_levels(&self, used: Levels) -> Option<(JobRef, Priority)> {
         for level in [Priority::Critical, Priority::High] {
-            if let Some(job) = self.take_own_level(level) {
+            if let Some(job) = self.take_own_level(used, level) {
                 return Some((job, level));
             }
         }
@@ -291,28 +293,31 @@ impl WorkerThread {
             return Some((job, Priority::Normal));
         }
         for level in [Priority::Critical, Priority::High] {
-            if let Some(job) = self.steal_level(level) {
+            if let Some(job) = self.steal_level(used, level) {
                 return Some((job, level));
             }
         }
         if let Some(job) = self.steal_normal() {
             return Some((job, Priority::Normal));
         }
-        self.take_at(Priority::Low).map(|job| (job, Priority::Low))
+        self.take_at(used, Priority::Low).map(|job| (job, Priority::Low))
     }
 
     /// Any job at `level`: own queues first, then other workers'.
-    fn take_at(&self, level: Priority) -> Option<JobRef> {
+    fn take_at(&self, used: Levels, level: Priority) -> Option<JobRef> {
         match level.slot() {
             None => self.find_normal(),
-            Some(_) => self.take_own_level(level).or_else(|| self.steal_level(level)),
+            Some(_) => self
+                .take_own_level(used, level)
+                .or_else(|| self.steal_level(used, level)),
         }
     }
 
     /// This worker's deque of `level` (not `Normal`), then the level's
-    /// injector, whose batch stays at the level, in that deque.
-    fn take_own_level(&self, level: Priority) -> Option<JobRef> {
-        let slot = level.slot()?;
+    /// injector, whose batch stays at the level, in that deque. Nothing
+    /// if the level was never used (V1).
+    fn take_own_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
+        let slot = level.slot().filter(|&slot| used.has(slot))?;
         let deque = &self.levels[slot];
         if let Some(job) = deque.pop() {
             return Some(job);
@@ -325,8 +330,8 @@ impl WorkerThread {
     /// Steals at `level` (not `Normal`) into this worker's deque of the
     /// level; first a relaxed look (D12) at every victim, so that an idle
     /// search over empty levels runs no fence.
-    fn steal_level(&self, level: Priority) -> Option<JobRef> {
-        let slot = level.slot()?;
+    fn steal_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
+        let slot = level.slot().filter(|&slot| used.has(slot))?;
         let stealers = &self.registry.priority.level(slot).stealers;
         if stealers.iter().all(Stealer::is_empty) {
             return None;
@@ -336,12 +341,12 @@ impl WorkerThread {
 
     /// V5: a job at `found` was taken: `found` was served, and each lower
     /// level that has work queued now was passed over once more.
-    fn count_passes(&self, found: Priority) {
+    fn count_passes(&self, used: Levels, found: Priority) {
         for level in Priority::PASSABLE {
             if level >= found {
                 break;
             }
-            if self.has_work_at(level) {
+            if self.has_work_at(used, level) {
                 let passed = &self.passed[level as usize];
                 passed.set(passed.get() + 1);
             }
@@ -351,11 +356,11 @@ impl WorkerThread {
 
     /// Whether a task of `level` is queued anywhere (relaxed snapshots,
     /// Q4 and D12; a stale answer only delays or advances a turn).
-    fn has_work_at(&self, level: Priority) -> bool {
+    fn has_work_at(&self, used: Levels, level: Priority) -> bool {
         let registry = &*self.registry;
         match level.slot() {
             None => !registry.injector.is_empty() || registry.stealers.iter().any(|s| !s.is_empty()),
-            Some(slot) => registry.priority.level(slot).has_work(),
+            Some(slot) => used.has(slot) && registry.priority.level(slot).has_work(),
         }
     }
 
