@@ -179,11 +179,12 @@ impl PriorityQueues {
         }
     }
 
-    /// V4: whether any level's queue holds a job, for the sleepers' final
-    /// check. The flag first: read after S2, it is recent enough (V1), and
-    /// a pool that never used a level pays one load here.
-    /// `--cfg stealpool_bug="levels_unchecked"` leaves the levels out, the
-    /// mistake V4 rules out.
+    /// V4: whether any used level's queue holds a job, for the sleepers'
+    /// final check, which is also what lets a worker exit at shutdown only
+    /// once every level is drained (V6). The used-levels word first: read
+    /// after S2, it is recent enough (V1), and a pool that never used a
+    /// level pays one load here. `--cfg stealpool_bug="levels_unchecked"`
+    /// leaves the levels out, the mistake V4 rules out.
     pub(crate) fn has_work(&self) -> bool {
         let used = self.in_use();
         !cfg!(stealpool_bug = "levels_unchecked")
