@@ -32,18 +32,23 @@ use crossbeam_utils::CachePadded;
 ///   a lower level, and thieves take the most urgent work first. Across
 ///   workers the order is per worker: a worker busy with its own `Normal`
 ///   tasks does not first steal another worker's `High` ones.
-/// * **Nobody starves.** Each worker counts, for `Low`, `Normal` and
-///   `High`, the tasks it took at a higher level while that level had work
-///   queued. When a count reaches 8, that worker's next search looks at
-///   that level first (the lowest such level first) and resets the count.
-///   So while tasks wait at a level, every busy worker runs one of them at
-///   least once in every 9 tasks it runs (`Low`), 10 (`Normal`) or 11
-///   (`High`), however many more urgent tasks keep arriving: under a flood
-///   of `Critical` tasks, `Low` still gets one task in 9. Within one level
-///   the order is the pool's usual one (each worker's newest first, the
-///   oldest stolen first), so this bounds when a level is served, not which
-///   of its tasks goes first. The argument and the exact bound are in
-///   `proofs/priority.md`.
+/// * **Nobody starves.** Each worker counts, for each level, the tasks it
+///   took at a higher level while that level had work queued, and the
+///   tasks it took at that level while more of it waited in the queue fed
+///   from outside. When a count reaches 8, that worker's next search looks
+///   at that level first (the lowest such level first), at the tasks
+///   queued from outside first, and resets the count. So while tasks wait
+///   at a level, every busy worker runs one of them at least once in every
+///   9 tasks it runs (`Low`), 10 (`Normal`), 11 (`High`) or 12
+///   (`Critical`, whose tasks from outside are not held back by a worker's
+///   own), however many more urgent tasks keep arriving: under a flood of
+///   `Critical` tasks, `Low` still gets one task in 9. Within one level the
+///   order is the pool's usual one (each worker's own tasks newest first,
+///   the oldest stolen first), so this bounds when a level is served, not
+///   which of its tasks goes first: as at `Normal`, a task that keeps
+///   queueing its successor on one worker runs ahead of the older tasks of
+///   its level on that worker's deque, which other workers steal. The
+///   argument and the exact bound are in `proofs/priority.md`.
 /// * **Fork-join is not affected.** `join`, `scope` and the tasks spawned
 ///   with plain `spawn` and `submit` stay `Normal` and cost what they cost
 ///   in a pool that never saw a priority.
@@ -87,8 +92,9 @@ pub enum Priority {
     Critical,
 }
 
-/// Tasks a worker takes at higher levels while a level has work queued,
-/// before it looks at that level first (V5).
+/// Tasks a worker takes at higher levels while a level has work queued
+/// (or at that level while more waits in its injector) before it looks at
+/// that level first (V5).
 pub(crate) const PASS_LIMIT: u32 = 8;
 
 /// The levels with queues of their own, one slot each.
@@ -98,8 +104,13 @@ impl Priority {
     /// The number of levels: `Priority as usize` indexes arrays of this size.
     pub(crate) const COUNT: usize = 4;
 
-    /// The levels a search can pass over (all but `Critical`), lowest first.
-    pub(crate) const PASSABLE: [Priority; 3] = [Priority::Low, Priority::Normal, Priority::High];
+    /// Every level, lowest first.
+    pub(crate) const ALL: [Priority; 4] = [
+        Priority::Low,
+        Priority::Normal,
+        Priority::High,
+        Priority::Critical,
+    ];
 
     /// Where this level's queues are (`None`: `Normal`, the pool's own).
     #[inline]

@@ -250,8 +250,18 @@ impl WorkerThread {
         if let Some(job) = self.joins.pop() {
             return Some(job);
         }
-        let job = self.registry.injector.pop_batch(&self.local)?;
-        self.announce_local_work(&self.local);
+        self.take_injected(None)
+    }
+
+    /// A batch from the injector of the level in `slot` (`None`:
+    /// `Normal`'s), moved to this worker's deque of that level.
+    fn take_injected(&self, slot: Option<usize>) -> Option<JobRef> {
+        let (injector, deque) = match slot {
+            None => (&self.registry.injector, &self.local),
+            Some(slot) => (&self.registry.priority.level(slot).injector, &self.levels[slot]),
+        };
+        let job = injector.pop_batch(deque)?;
+        self.announce_local_work(deque);
         Some(job)
     }
 
@@ -262,17 +272,16 @@ impl WorkerThread {
     }
 
     /// V3 and V5: the level a search looks at first is the lowest one
-    /// passed over `PASS_LIMIT` times, if any; then every level, higher
-    /// first. Afterwards, every lower level that still has work queued
-    /// counts one more pass.
+    /// passed over `PASS_LIMIT` times, if any, its injector first; then
+    /// every level, higher first. Afterwards the passes are counted.
     fn find_work_by_level(&self, used: Levels) -> Option<(JobRef, Priority)> {
-        let overdue = Priority::PASSABLE
+        let overdue = Priority::ALL
             .into_iter()
             .find(|&level| self.passed[level as usize].get() >= PASS_LIMIT);
         let found = overdue
             .and_then(|level| {
                 self.passed[level as usize].set(0);
-                self.take_at(used, level).map(|job| (job, level))
+                self.take_overdue(used, level).map(|job| (job, level))
             })
             .or_else(|| self.search_levels(used));
         if let Some((_, level)) = found {
@@ -303,6 +312,18 @@ impl WorkerThread {
         self.take_at(used, Priority::Low).map(|job| (job, Priority::Low))
     }
 
+    /// V5: a job at an overdue `level`: the oldest queued from outside
+    /// first, then any other.
+    fn take_overdue(&self, used: Levels, level: Priority) -> Option<JobRef> {
+        match level.slot() {
+            None => self.take_injected(None).or_else(|| self.find_normal()),
+            Some(slot) if used.has(slot) => self
+                .take_injected(Some(slot))
+                .or_else(|| self.take_at(used, level)),
+            Some(_) => None,
+        }
+    }
+
     /// Any job at `level`: own queues first, then other workers'.
     fn take_at(&self, used: Levels, level: Priority) -> Option<JobRef> {
         match level.slot() {
@@ -318,13 +339,7 @@ impl WorkerThread {
     /// if the level was never used (V1).
     fn take_own_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
         let slot = level.slot().filter(|&slot| used.has(slot))?;
-        let deque = &self.levels[slot];
-        if let Some(job) = deque.pop() {
-            return Some(job);
-        }
-        let job = self.registry.priority.level(slot).injector.pop_batch(deque)?;
-        self.announce_local_work(deque);
-        Some(job)
+        self.levels[slot].pop().or_else(|| self.take_injected(Some(slot)))
     }
 
     /// Steals at `level` (not `Normal`) into this worker's deque of the
@@ -339,19 +354,33 @@ impl WorkerThread {
         self.steal(stealers, &self.levels[slot])
     }
 
-    /// V5: a job at `found` was taken: `found` was served, and each lower
-    /// level that has work queued now was passed over once more.
+    /// V5: a job at `found` was taken: each lower level that has work
+    /// queued now was passed over once more, and so was `found` itself if
+    /// tasks wait in its injector (the job came from elsewhere, or more
+    /// wait behind it); otherwise `found` was served.
     fn count_passes(&self, used: Levels, found: Priority) {
-        for level in Priority::PASSABLE {
+        let pass = |level: Priority| {
+            let passed = &self.passed[level as usize];
+            passed.set(passed.get() + 1);
+        };
+        for level in Priority::ALL {
             if level >= found {
                 break;
             }
             if self.has_work_at(used, level) {
-                let passed = &self.passed[level as usize];
-                passed.set(passed.get() + 1);
+                pass(level);
             }
         }
-        self.passed[found as usize].set(0);
+        // Q4: a relaxed snapshot.
+        let injected = match found.slot() {
+            None => !self.registry.injector.is_empty(),
+            Some(slot) => !self.registry.priority.level(slot).injector.is_empty(),
+        };
+        if injected {
+            pass(found);
+        } else {
+            self.passed[found as usize].set(0);
+        }
     }
 
     /// Whether a task of `level` is queued anywhere (relaxed snapshots,
