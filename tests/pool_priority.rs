@@ -303,7 +303,7 @@ fn shutdown_drains_every_level() {
     for _ in 0..2 {
         open.send(()).unwrap();
     }
-    Arc::try_unwrap(pool).ok().expect("tasks hold no pool").shutdown();
+    Arc::try_unwrap(pool).expect("tasks hold no pool").shutdown();
     assert_eq!(ran.load(SeqCst), 3 * 4 * per_level);
 }
 
