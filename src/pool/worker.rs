@@ -51,7 +51,8 @@ pub(crate) struct WorkerThread {
     /// Tasks of the levels other than `Normal`, by slot (V2).
     levels: LevelDeques,
     /// `passed[p]`: tasks this worker took above level `p` while `p` had
-    /// work queued, since it last looked at `p` first (V5).
+    /// work queued, or at `p` while more waited in `p`'s injector, since
+    /// it last looked at `p` first (V5).
     passed: [Cell<u32>; Priority::COUNT],
     /// The level of the job this thread runs, for the statistics.
     level: Cell<Priority>,
