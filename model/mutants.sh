@@ -48,6 +48,7 @@ list_mutants() {
     printf 'pending_unchecked\tloom_pool\tbug\tF5\tfinal check sees pending halves\tit does not\n'
     printf 'then_unlocked\tloom_pool\tbug\tK1\tlook and attach under one lock\tunder two\n'
     printf 'closed_unlocked\tloom_pool\tbug\tX2\texit count read under the sleep lock\tbefore it\n'
+    printf 'levels_unchecked\tloom_priority\tbug\tV4\tfinal check sees every used level\tit does not\n'
 }
 
 run_mutant() {

@@ -1,6 +1,7 @@
 //! Configuring and starting a pool.
 
 use super::job::JobRef;
+use super::priority::LevelDeques;
 use super::registry::{PanicHandler, Registry};
 use super::sleep::MAX_WORKERS;
 use super::topology::{self, Placement, Topology};
@@ -180,18 +181,22 @@ impl Builder {
         // M1: before any worker starts, so every worker sees the result.
         crate::sync::register_barriers();
         // Each worker has two deques: the one thieves look in first, and the
-        // owner-biased one holding its pending `join` halves (F1).
-        let deques: Vec<(Worker<JobRef>, Worker<JobRef>)> = (0..num_threads)
+        // owner-biased one holding its pending `join` halves (F1); and one
+        // per level other than `Normal`, stolen from like the first (V2).
+        let deques: Vec<(Worker<JobRef>, Worker<JobRef>, LevelDeques)> = (0..num_threads)
             .map(|_| {
                 (
                     Worker::with_capacity(DEQUE_CAPACITY),
                     Worker::owner_biased_with_capacity(DEQUE_CAPACITY),
+                    std::array::from_fn(|_| Worker::with_capacity(DEQUE_CAPACITY)),
                 )
             })
             .collect();
-        let stealers = deques.iter().map(|(local, _)| local.stealer()).collect();
-        let join_stealers = deques.iter().map(|(_, joins)| joins.stealer()).collect();
-        let mut registry = Registry::new(stealers, join_stealers, self.panic_handler.take());
+        let stealers = deques.iter().map(|(local, ..)| local.stealer()).collect();
+        let join_stealers = deques.iter().map(|(_, joins, _)| joins.stealer()).collect();
+        let level_stealers =
+            std::array::from_fn(|slot| deques.iter().map(|(.., levels)| levels[slot].stealer()).collect());
+        let mut registry = Registry::new(stealers, join_stealers, level_stealers, self.panic_handler.take());
         let topology = self.topology.take().unwrap_or_else(topology::discovered);
         registry.placement = Placement::new(&topology, num_threads, self.pin_workers);
         let registry = Arc::new(registry);
@@ -201,7 +206,7 @@ impl Builder {
             registry,
             threads: Vec::with_capacity(num_threads),
         };
-        for (index, (local, joins)) in deques.into_iter().enumerate() {
+        for (index, (local, joins, levels)) in deques.into_iter().enumerate() {
             let name = match &mut self.thread_name {
                 Some(name) => name(index),
                 None => format!("stealpool-worker-{index}"),
@@ -214,7 +219,7 @@ impl Builder {
                 builder = builder.stack_size(bytes);
             }
             let worker_registry = pool.registry.clone();
-            match builder.spawn(move || WorkerThread::run(index, local, joins, worker_registry)) {
+            match builder.spawn(move || WorkerThread::run(index, local, joins, levels, worker_registry)) {
                 Ok(handle) => pool.threads.push(handle),
                 // The started workers find the registry terminating.
                 // Workers that were never started leave their deques empty,

@@ -1,4 +1,19 @@
-//! Task priorities.
+//! Task priorities: the levels, their queues, and the no-starvation rule.
+//!
+//! `Normal` keeps the pool's own queues (each worker's deque, the
+//! injector), so `spawn` and `submit` cost what they always did. Each other
+//! level has queues of its own, the same verified structures: a lock-free
+//! injector for submissions from outside the pool and, per worker, a
+//! Chase-Lev deque that thieves steal from in halves, so a batch stays at
+//! its level and stays stealable. The argument is `proofs/priority.md`
+//! (V1–V6).
+
+use super::injector::Injector;
+use super::job::JobRef;
+use super::ordering::RELAXED;
+use crate::deque::{Stealer, Worker};
+use crate::sync::AtomicUsize;
+use crossbeam_utils::CachePadded;
 
 /// How urgently a task started with
 /// [`ThreadPool::spawn_with_priority`](crate::ThreadPool::spawn_with_priority)
@@ -6,16 +21,67 @@
 /// should run. [`spawn`](crate::ThreadPool::spawn) and
 /// [`submit`](crate::ThreadPool::submit) use [`Priority::Normal`].
 ///
+/// # Scheduling policy
+///
+/// * **Higher first.** A worker looking for work takes, in this order: its
+///   own `Critical` and `High` tasks and those queued from outside the pool
+///   at these levels, then its own `Normal` work (its deque, then the
+///   outside queue), then it steals, `Critical` before `High` before
+///   `Normal`, and only then looks at `Low`. So on one worker, and in the
+///   queues fed from outside, a ready task never waits for a ready task of
+///   a lower level, and thieves take the most urgent work first. Across
+///   workers the order is per worker: a worker busy with its own `Normal`
+///   tasks does not first steal another worker's `High` ones.
+/// * **Nobody starves.** Each worker counts, for each level, the tasks it
+///   took at a higher level while that level had work queued, and the
+///   tasks it took at that level while more of it waited in the queue fed
+///   from outside. When a count reaches 8, that worker's next search looks
+///   at that level first (the lowest such level first), at the tasks
+///   queued from outside first, and resets the count. So while tasks wait
+///   at a level, every busy worker runs one of them at least once in every
+///   9 tasks it runs (`Low`), 10 (`Normal`), 11 (`High`) or 12
+///   (`Critical`, whose tasks from outside are not held back by a worker's
+///   own), however many more urgent tasks keep arriving: under a flood of
+///   `Critical` tasks, `Low` still gets one task in 9. Within one level the
+///   order is the pool's usual one (each worker's own tasks newest first,
+///   the oldest stolen first), so this bounds when a level is served, not
+///   which of its tasks goes first: as at `Normal`, a task that keeps
+///   queueing its successor on one worker runs ahead of the older tasks of
+///   its level on that worker's deque, which other workers steal. The
+///   argument and the exact bound are in `proofs/priority.md`.
+/// * **Fork-join is not affected.** `join`, `scope` and the tasks spawned
+///   with plain `spawn` and `submit` stay `Normal` and cost what they cost
+///   in a pool that never saw a priority.
+///
 /// ```
-/// use stealpool::Priority;
+/// use std::sync::{Arc, Mutex};
+/// use stealpool::{Priority, ThreadPool};
+///
 /// assert!(Priority::Critical > Priority::High);
 /// assert!(Priority::High > Priority::Normal);
 /// assert!(Priority::Normal > Priority::Low);
 /// assert_eq!(Priority::default(), Priority::Normal);
+///
+/// // One worker, busy while the tasks are queued: the most urgent runs first.
+/// let pool = ThreadPool::new(1);
+/// let (open, gate) = std::sync::mpsc::channel::<()>();
+/// pool.spawn(move || gate.recv().unwrap());
+/// let order = Arc::new(Mutex::new(Vec::new()));
+/// for priority in [Priority::Low, Priority::Normal, Priority::High, Priority::Critical] {
+///     let order = order.clone();
+///     pool.spawn_with_priority(priority, move || order.lock().unwrap().push(priority));
+/// }
+/// open.send(()).unwrap();
+/// pool.wait_all();
+/// assert_eq!(
+///     *order.lock().unwrap(),
+///     [Priority::Critical, Priority::High, Priority::Normal, Priority::Low]
+/// );
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum Priority {
-    /// Background work: runs when nothing more urgent is ready.
+    /// Background work: runs when nothing more urgent is ready, and at
+    /// least once in every 9 tasks of a busy worker while some is queued.
     Low,
     /// The priority of `spawn`, `submit` and continuations.
     #[default]
@@ -24,4 +90,134 @@ pub enum Priority {
     High,
     /// Runs before every other ready task.
     Critical,
+}
+
+/// Tasks a worker takes at higher levels while a level has work queued
+/// (or at that level while more waits in its injector) before it looks at
+/// that level first (V5).
+pub(crate) const PASS_LIMIT: u32 = 8;
+
+/// The levels with queues of their own, one slot each.
+pub(crate) const SLOTS: usize = 3;
+
+impl Priority {
+    /// The number of levels: `Priority as usize` indexes arrays of this size.
+    pub(crate) const COUNT: usize = 4;
+
+    /// Every level, lowest first.
+    pub(crate) const ALL: [Priority; 4] = [
+        Priority::Low,
+        Priority::Normal,
+        Priority::High,
+        Priority::Critical,
+    ];
+
+    /// Where this level's queues are (`None`: `Normal`, the pool's own).
+    #[inline]
+    pub(crate) fn slot(self) -> Option<usize> {
+        match self {
+            Priority::Low => Some(0),
+            Priority::Normal => None,
+            Priority::High => Some(1),
+            Priority::Critical => Some(2),
+        }
+    }
+}
+
+/// A worker's deques for the levels other than `Normal`, by slot.
+pub(crate) type LevelDeques = [Worker<JobRef>; SLOTS];
+
+/// The shared queues of one level other than `Normal`.
+pub(crate) struct LevelQueues {
+    /// Tasks of this level submitted from outside the pool.
+    pub(crate) injector: Injector,
+    /// Each worker's deque of this level.
+    pub(crate) stealers: Box<[Stealer<JobRef>]>,
+}
+
+impl LevelQueues {
+    /// Whether a job of this level is queued anywhere: relaxed snapshots
+    /// (Q4, D12), as in `Registry::has_work`.
+    pub(crate) fn has_work(&self) -> bool {
+        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+    }
+}
+
+/// The queues of every level other than `Normal`, and which levels were
+/// ever used.
+pub(crate) struct PriorityQueues {
+    /// V1: bit `slot` is set before the first task of that level is
+    /// queued, and never cleared. Until a bit is set, searches and the
+    /// sleepers' check skip the level's queues; with no bit set every
+    /// search is the plain one. Padded: every search reads it, and it
+    /// would sit beside counters written per task.
+    used: CachePadded<AtomicUsize>,
+    levels: [LevelQueues; SLOTS],
+}
+
+impl PriorityQueues {
+    pub(crate) fn new(stealers: [Vec<Stealer<JobRef>>; SLOTS]) -> Self {
+        PriorityQueues {
+            used: CachePadded::new(AtomicUsize::new(0)),
+            levels: stealers.map(|stealers| LevelQueues {
+                injector: Injector::new(),
+                stealers: stealers.into(),
+            }),
+        }
+    }
+
+    /// The queues of `slot`.
+    #[inline]
+    pub(crate) fn level(&self, slot: usize) -> &LevelQueues {
+        &self.levels[slot]
+    }
+
+    /// V1: relaxed; the levels ever used, bit `slot` for each (zero: no
+    /// task was ever queued at a level of its own).
+    #[inline]
+    pub(crate) fn in_use(&self) -> Levels {
+        Levels(self.used.load(RELAXED))
+    }
+
+    /// V1: relaxed, before the push that it announces. A load first: the
+    /// RMW runs once per level (and per racing first push), never on a
+    /// pool's steady path.
+    #[inline]
+    pub(crate) fn mark_used(&self, slot: usize) {
+        let bit = 1 << slot;
+        if self.used.load(RELAXED) & bit == 0 {
+            self.used.fetch_or(bit, RELAXED);
+        }
+    }
+
+    /// V4: whether any used level's queue holds a job, for the sleepers'
+    /// final check, which is also what lets a worker exit at shutdown only
+    /// once every level is drained (V6). The used-levels word first: read
+    /// after S2, it is recent enough (V1), and a pool that never used a
+    /// level pays one load here. `--cfg stealpool_bug="levels_unchecked"`
+    /// leaves the levels out, the mistake V4 rules out.
+    pub(crate) fn has_work(&self) -> bool {
+        let used = self.in_use();
+        !cfg!(stealpool_bug = "levels_unchecked")
+            && used.any()
+            && (0..SLOTS).any(|slot| used.has(slot) && self.levels[slot].has_work())
+    }
+}
+
+/// A snapshot of the levels ever used (V1).
+#[derive(Clone, Copy)]
+pub(crate) struct Levels(usize);
+
+impl Levels {
+    /// Whether any level other than `Normal` was ever used.
+    #[inline]
+    pub(crate) fn any(self) -> bool {
+        self.0 != 0
+    }
+
+    /// Whether `level` has queues of its own and was ever used.
+    #[inline]
+    pub(crate) fn has(self, slot: usize) -> bool {
+        self.0 & (1 << slot) != 0
+    }
 }

@@ -6,7 +6,7 @@ use super::job::{drop_payload, HeapJob, JobRef};
 use super::ordering::{
     fence, COMPLETER_FENCE, PENDING_DONE, PENDING_LOAD, RELAXED, TERMINATE_STORE, WAITER_FENCE,
 };
-use super::priority::Priority;
+use super::priority::{Priority, PriorityQueues, SLOTS};
 use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
 use super::topology::{Placement, Topology};
@@ -36,6 +36,8 @@ pub(crate) struct Registry {
     /// its oldest pending `join` half where thieves look (F3). A hint.
     pub(crate) wanted: Box<[CachePadded<AtomicBool>]>,
     pub(crate) injector: Injector,
+    /// The queues of the levels other than `Normal` (V2).
+    pub(crate) priority: PriorityQueues,
     pub(crate) sleep: Sleep,
     /// Set once by shutdown; workers exit when it is set and no work is left.
     terminating: AtomicBool,
@@ -60,6 +62,7 @@ impl Registry {
     pub(crate) fn new(
         stealers: Vec<Stealer<JobRef>>,
         join_stealers: Vec<Stealer<JobRef>>,
+        level_stealers: [Vec<Stealer<JobRef>>; SLOTS],
         panic_handler: Option<PanicHandler>,
     ) -> Self {
         let workers = stealers.len();
@@ -70,6 +73,7 @@ impl Registry {
                 .map(|_| CachePadded::new(AtomicBool::new(false)))
                 .collect(),
             injector: Injector::new(),
+            priority: PriorityQueues::new(level_stealers),
             sleep: Sleep::new(workers),
             terminating: AtomicBool::new(false),
             tasks: AtomicU64::new(0),
@@ -112,9 +116,23 @@ impl Registry {
         }
     }
 
-    /// Makes a task's job runnable at `priority`.
-    pub(crate) fn push_task(&self, _priority: Priority, job: JobRef) {
-        self.push(job);
+    /// Makes a task's job runnable at `priority` (V2): `Normal` as `push`
+    /// does; another level on the current worker's deque of that level, or
+    /// on that level's injector from outside the pool. Then wakes a sleeper
+    /// if needed (S3, S4).
+    pub(crate) fn push_task(&self, priority: Priority, job: JobRef) {
+        let Some(slot) = priority.slot() else {
+            return self.push(job);
+        };
+        // V1: before the push, so whoever sees the job sees the flag.
+        self.priority.mark_used(slot);
+        match self.current_worker() {
+            Some(worker) => worker.push_at(slot, job),
+            None => {
+                self.priority.level(slot).injector.push(job);
+                self.sleep.new_work();
+            }
+        }
     }
 
     /// Queues a task: `body` runs on a worker, catching its own panics.
@@ -137,9 +155,10 @@ impl Registry {
         self.tasks.fetch_add(ONE_TASK, RELAXED);
     }
 
-    /// Records a task's end (P1), waking `wait_all` callers if needed.
-    pub(crate) fn task_done(&self, worker_index: usize) {
-        self.counters[worker_index].record(Event::Executed);
+    /// Records the end of a task that ran at `priority` (P1), waking
+    /// `wait_all` callers if needed.
+    pub(crate) fn task_done(&self, worker_index: usize, priority: Priority) {
+        self.counters[worker_index].record(Event::Executed(priority));
         // P1: release, so a `wait_all` that acquires the count (P4) sees the
         // task's effects.
         let before = self.tasks.fetch_sub(ONE_TASK, PENDING_DONE);
@@ -236,9 +255,12 @@ impl Registry {
     }
 
     /// Whether any queue holds a job (a snapshot; see `Sleep::sleep`),
-    /// pending `join` halves included (F5).
+    /// pending `join` halves (F5) and every priority level (V4) included.
     pub(crate) fn has_work(&self) -> bool {
-        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty()) || self.pending_joins()
+        !self.injector.is_empty()
+            || self.stealers.iter().any(|s| !s.is_empty())
+            || self.pending_joins()
+            || self.priority.has_work()
     }
 
     /// F5: whether a worker has pending `join` halves. `--cfg

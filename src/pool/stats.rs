@@ -4,6 +4,7 @@
 //! anything from them, so they are relaxed (T1) and cache-padded apart.
 
 use super::ordering::RELAXED;
+use super::priority::Priority;
 use super::topology::Distance;
 use crate::sync::StatCounter;
 use crossbeam_utils::CachePadded;
@@ -11,7 +12,9 @@ use crossbeam_utils::CachePadded;
 /// One worker's counters, written only by that worker.
 #[derive(Default)]
 pub(crate) struct WorkerCounters {
-    executed: StatCounter,
+    /// Tasks run, by `Priority as usize`; their sum is `tasks_executed`, so
+    /// a task still costs one counter.
+    executed: [StatCounter; Priority::COUNT],
     stolen: StatCounter,
     steal_attempts: StatCounter,
     successful_steals: StatCounter,
@@ -26,7 +29,8 @@ pub(crate) struct WorkerCounters {
 /// Which counter to bump.
 #[derive(Clone, Copy)]
 pub(crate) enum Event {
-    Executed,
+    /// A task ran, at this priority.
+    Executed(Priority),
     /// Jobs that arrived by a steal (a batch counts each job).
     Stolen(u64),
     StealAttempt,
@@ -43,7 +47,7 @@ pub(crate) enum Event {
 impl WorkerCounters {
     pub(crate) fn record(&self, event: Event) {
         let (counter, amount) = match event {
-            Event::Executed => (&self.executed, 1),
+            Event::Executed(priority) => (&self.executed[priority as usize], 1),
             Event::Stolen(n) => (&self.stolen, n),
             Event::StealAttempt => (&self.steal_attempts, 1),
             Event::SuccessfulSteal => (&self.successful_steals, 1),
@@ -61,8 +65,10 @@ impl WorkerCounters {
 
     fn snapshot(&self) -> WorkerStats {
         // T1: relaxed reads; the sum is a snapshot, exact once the pool is idle.
+        let tasks_by_priority = self.executed.each_ref().map(|c| c.load(RELAXED));
         WorkerStats {
-            tasks_executed: self.executed.load(RELAXED),
+            tasks_executed: tasks_by_priority.iter().sum(),
+            tasks_by_priority,
             tasks_stolen: self.stolen.load(RELAXED),
             steal_attempts: self.steal_attempts.load(RELAXED),
             successful_steals: self.successful_steals.load(RELAXED),
@@ -81,6 +87,9 @@ impl WorkerCounters {
 pub struct WorkerStats {
     /// Tasks (`spawn`, `submit`, `Scope::spawn`) this worker ran.
     pub tasks_executed: u64,
+    /// The same tasks by the [`Priority`] they ran at, indexed by
+    /// `Priority as usize` (see [`Stats::tasks_by_priority`]).
+    pub tasks_by_priority: [u64; Priority::COUNT],
     /// Jobs (tasks, stolen `join` halves) this worker took from another
     /// worker's deque.
     pub tasks_stolen: u64,
@@ -124,6 +133,25 @@ pub struct WorkerStats {
 pub struct Stats {
     /// Tasks (`spawn`, `submit`, `Scope::spawn`) run, over all workers.
     pub tasks_executed: u64,
+    /// The same tasks by the [`Priority`] they ran at, indexed by
+    /// `Priority as usize` (`Low` first); they sum to `tasks_executed`.
+    /// [`tasks_executed_at`](Stats::tasks_executed_at) reads one entry.
+    ///
+    /// ```
+    /// use stealpool::{Priority, ThreadPool};
+    ///
+    /// let pool = ThreadPool::new(2);
+    /// pool.spawn_with_priority(Priority::High, || {});
+    /// pool.spawn_with_priority(Priority::Low, || {});
+    /// pool.spawn(|| {});
+    /// pool.wait_all();
+    /// let stats = pool.stats();
+    /// assert_eq!(stats.tasks_by_priority, [1, 1, 1, 0]);
+    /// assert_eq!(stats.tasks_by_priority.iter().sum::<u64>(), stats.tasks_executed);
+    /// let by_workers: u64 = stats.per_worker.iter().map(|w| w.tasks_by_priority[Priority::High as usize]).sum();
+    /// assert_eq!(by_workers, 1);
+    /// ```
+    pub tasks_by_priority: [u64; Priority::COUNT],
     /// Jobs that moved to another worker by a steal.
     pub tasks_stolen: u64,
     /// Steal operations tried.
@@ -182,11 +210,33 @@ pub struct Stats {
     pub per_worker: Vec<WorkerStats>,
 }
 
+impl Stats {
+    /// Tasks run at `priority`, over all workers.
+    ///
+    /// ```
+    /// use stealpool::{Priority, ThreadPool};
+    ///
+    /// let pool = ThreadPool::new(2);
+    /// for _ in 0..3 {
+    ///     pool.spawn_with_priority(Priority::Critical, || {});
+    /// }
+    /// pool.wait_all();
+    /// assert_eq!(pool.stats().tasks_executed_at(Priority::Critical), 3);
+    /// assert_eq!(pool.stats().tasks_executed_at(Priority::Low), 0);
+    /// ```
+    pub fn tasks_executed_at(&self, priority: Priority) -> u64 {
+        self.tasks_by_priority[priority as usize]
+    }
+}
+
 pub(crate) fn collect(counters: &[CachePadded<WorkerCounters>]) -> Stats {
     let per_worker: Vec<WorkerStats> = counters.iter().map(|c| c.snapshot()).collect();
     let sum = |f: fn(&WorkerStats) -> u64| per_worker.iter().map(f).sum();
     Stats {
         tasks_executed: sum(|w| w.tasks_executed),
+        tasks_by_priority: std::array::from_fn(|level| {
+            per_worker.iter().map(|w| w.tasks_by_priority[level]).sum()
+        }),
         tasks_stolen: sum(|w| w.tasks_stolen),
         steal_attempts: sum(|w| w.steal_attempts),
         successful_steals: sum(|w| w.successful_steals),

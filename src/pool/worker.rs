@@ -4,10 +4,11 @@ use super::affinity;
 use super::job::{AbortOnUnwind, JobRef};
 use super::latch::CoreLatch;
 use super::ordering::RELAXED;
+use super::priority::{LevelDeques, Levels, Priority, PASS_LIMIT};
 use super::registry::Registry;
 use super::sleep::Wake;
 use super::stats::Event;
-use crate::deque::{Steal, Worker};
+use crate::deque::{Steal, Stealer, Worker};
 use crate::sync::{spin_loop, thread, thread_local, Arc};
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
@@ -48,6 +49,14 @@ pub(crate) struct WorkerThread {
     /// Pending `join` halves, newest at the bottom: owner-biased, so the
     /// owner's push and pop run no barrier (F1).
     joins: Worker<JobRef>,
+    /// Tasks of the levels other than `Normal`, by slot (V2).
+    levels: LevelDeques,
+    /// `passed[p]`: tasks this worker took above level `p` while `p` had
+    /// work queued, or at `p` while more waited in `p`'s injector, since
+    /// it last looked at `p` first (V5).
+    passed: [Cell<u32>; Priority::COUNT],
+    /// The level of the job this thread runs, for the statistics.
+    level: Cell<Priority>,
     registry: Arc<Registry>,
     /// xorshift state for picking victims: per thread, never shared.
     rng: Cell<u64>,
@@ -93,11 +102,20 @@ impl WorkerThread {
 
     /// The body of worker thread `index`: runs jobs until the pool shuts down
     /// and no work is left.
-    pub(crate) fn run(index: usize, local: Worker<JobRef>, joins: Worker<JobRef>, registry: Arc<Registry>) {
+    pub(crate) fn run(
+        index: usize,
+        local: Worker<JobRef>,
+        joins: Worker<JobRef>,
+        levels: LevelDeques,
+        registry: Arc<Registry>,
+    ) {
         let worker = WorkerThread {
             index,
             local,
             joins,
+            levels,
+            passed: Default::default(),
+            level: Cell::new(Priority::Normal),
             registry,
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
             tasks_on_stack: Cell::new(0),
@@ -128,6 +146,13 @@ impl WorkerThread {
         // S3 even on our own deque: the task that pushed may block outside
         // the pool (waiting for this very job), so the job must not depend
         // on its pusher coming back to find it.
+        self.registry.sleep.new_work();
+    }
+
+    /// Pushes a task on this worker's deque of level `slot` (V2) and tells
+    /// sleepers (S3, S4), as `push` does.
+    pub(crate) fn push_at(&self, slot: usize, job: JobRef) {
+        self.levels[slot].push(job);
         self.registry.sleep.new_work();
     }
 
@@ -182,26 +207,50 @@ impl WorkerThread {
     /// Finds one job and runs it; `false` if none was found.
     pub(crate) fn run_one_job(&self) -> bool {
         match self.find_work() {
-            Some(job) => {
-                self.execute(job);
+            Some((job, level)) => {
+                self.execute_at(job, level);
                 true
             }
             None => false,
         }
     }
 
-    /// Runs a job.
+    /// Runs a job of this worker's own `Normal` queues.
     pub(crate) fn execute(&self, job: JobRef) {
+        self.execute_at(job, Priority::Normal);
+    }
+
+    /// Runs a job taken at `level`.
+    fn execute_at(&self, job: JobRef, level: Priority) {
+        let outer = self.level.replace(level);
         let guard = AbortOnUnwind;
         // SAFETY: every `JobRef` in the pool's queues is executed once, by
         // whoever took it out; stack jobs' owners wait for their latches.
         unsafe { job.execute() };
         std::mem::forget(guard);
+        self.level.set(outer);
+    }
+
+    /// Finds a job and the level it was queued at. In a pool that never
+    /// queued a task at a level of its own, the plain search (V1);
+    /// otherwise level by level (V3), an overdue level first (V5), over the
+    /// levels ever used.
+    fn find_work(&self) -> Option<(JobRef, Priority)> {
+        let used = self.registry.priority.in_use();
+        if used.any() {
+            return self.find_work_by_level(used);
+        }
+        self.find_normal().map(|job| (job, Priority::Normal))
     }
 
     /// Own deques, then the injector, then the other workers' deques, then
     /// their pending `join` halves.
-    fn find_work(&self) -> Option<JobRef> {
+    fn find_normal(&self) -> Option<JobRef> {
+        self.take_own_normal().or_else(|| self.steal_normal())
+    }
+
+    /// This worker's deque, its pending halves, then the injector.
+    fn take_own_normal(&self) -> Option<JobRef> {
         if let Some(job) = self.local.pop() {
             return Some(job);
         }
@@ -209,12 +258,147 @@ impl WorkerThread {
         if let Some(job) = self.joins.pop() {
             return Some(job);
         }
-        let registry = &*self.registry;
-        if let Some(job) = registry.injector.pop_batch(&self.local) {
-            self.announce_local_work();
-            return Some(job);
+        self.take_injected(None)
+    }
+
+    /// A batch from the injector of the level in `slot` (`None`:
+    /// `Normal`'s), moved to this worker's deque of that level.
+    fn take_injected(&self, slot: Option<usize>) -> Option<JobRef> {
+        let (injector, deque) = match slot {
+            None => (&self.registry.injector, &self.local),
+            Some(slot) => (&self.registry.priority.level(slot).injector, &self.levels[slot]),
+        };
+        let job = injector.pop_batch(deque)?;
+        self.announce_local_work(deque);
+        Some(job)
+    }
+
+    /// Other workers' deques, then their pending `join` halves.
+    fn steal_normal(&self) -> Option<JobRef> {
+        self.steal(&self.registry.stealers, &self.local)
+            .or_else(|| self.take_pending_join())
+    }
+
+    /// V3 and V5: the level a search looks at first is the lowest one
+    /// passed over `PASS_LIMIT` times, if any, its injector first; then
+    /// every level, higher first. Afterwards the passes are counted.
+    fn find_work_by_level(&self, used: Levels) -> Option<(JobRef, Priority)> {
+        let overdue = Priority::ALL
+            .into_iter()
+            .find(|&level| self.passed[level as usize].get() >= PASS_LIMIT);
+        let found = overdue
+            .and_then(|level| {
+                self.passed[level as usize].set(0);
+                self.take_overdue(used, level).map(|job| (job, level))
+            })
+            .or_else(|| self.search_levels(used));
+        if let Some((_, level)) = found {
+            self.count_passes(used, level);
         }
-        self.steal().or_else(|| self.take_pending_join())
+        found
+    }
+
+    /// V3: own queues at `Critical` and `High`, own `Normal` work, then
+    /// steals from the highest level down, then `Low`.
+    fn search_levels(&self, used: Levels) -> Option<(JobRef, Priority)> {
+        for level in [Priority::Critical, Priority::High] {
+            if let Some(job) = self.take_own_level(used, level) {
+                return Some((job, level));
+            }
+        }
+        if let Some(job) = self.take_own_normal() {
+            return Some((job, Priority::Normal));
+        }
+        for level in [Priority::Critical, Priority::High] {
+            if let Some(job) = self.steal_level(used, level) {
+                return Some((job, level));
+            }
+        }
+        if let Some(job) = self.steal_normal() {
+            return Some((job, Priority::Normal));
+        }
+        self.take_at(used, Priority::Low).map(|job| (job, Priority::Low))
+    }
+
+    /// V5: a job at an overdue `level`: the oldest queued from outside
+    /// first, then any other.
+    fn take_overdue(&self, used: Levels, level: Priority) -> Option<JobRef> {
+        match level.slot() {
+            None => self.take_injected(None).or_else(|| self.find_normal()),
+            Some(slot) if used.has(slot) => self
+                .take_injected(Some(slot))
+                .or_else(|| self.take_at(used, level)),
+            Some(_) => None,
+        }
+    }
+
+    /// Any job at `level`: own queues first, then other workers'.
+    fn take_at(&self, used: Levels, level: Priority) -> Option<JobRef> {
+        match level.slot() {
+            None => self.find_normal(),
+            Some(_) => self
+                .take_own_level(used, level)
+                .or_else(|| self.steal_level(used, level)),
+        }
+    }
+
+    /// This worker's deque of `level` (not `Normal`), then the level's
+    /// injector, whose batch stays at the level, in that deque. Nothing
+    /// if the level was never used (V1).
+    fn take_own_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
+        let slot = level.slot().filter(|&slot| used.has(slot))?;
+        self.levels[slot].pop().or_else(|| self.take_injected(Some(slot)))
+    }
+
+    /// Steals at `level` (not `Normal`) into this worker's deque of the
+    /// level; first a relaxed look (D12) at every victim, so that an idle
+    /// search over empty levels runs no fence.
+    fn steal_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
+        let slot = level.slot().filter(|&slot| used.has(slot))?;
+        let stealers = &self.registry.priority.level(slot).stealers;
+        if stealers.iter().all(Stealer::is_empty) {
+            return None;
+        }
+        self.steal(stealers, &self.levels[slot])
+    }
+
+    /// V5: a job at `found` was taken: each lower level that has work
+    /// queued now was passed over once more, and so was `found` itself if
+    /// tasks wait in its injector (the job came from elsewhere, or more
+    /// wait behind it); otherwise `found` was served.
+    fn count_passes(&self, used: Levels, found: Priority) {
+        let pass = |level: Priority| {
+            let passed = &self.passed[level as usize];
+            passed.set(passed.get() + 1);
+        };
+        for level in Priority::ALL {
+            if level >= found {
+                break;
+            }
+            if self.has_work_at(used, level) {
+                pass(level);
+            }
+        }
+        // Q4: a relaxed snapshot.
+        let injected = match found.slot() {
+            None => !self.registry.injector.is_empty(),
+            Some(slot) => !self.registry.priority.level(slot).injector.is_empty(),
+        };
+        if injected {
+            pass(found);
+        } else {
+            self.passed[found as usize].set(0);
+        }
+    }
+
+    /// Whether a task of `level` is queued anywhere (relaxed snapshots,
+    /// Q4 and D12; a stale answer only delays or advances a turn).
+    fn has_work_at(&self, used: Levels, level: Priority) -> bool {
+        let registry = &*self.registry;
+        match level.slot() {
+            None => !registry.injector.is_empty() || registry.stealers.iter().any(|s| !s.is_empty()),
+            Some(slot) => used.has(slot) && registry.priority.level(slot).has_work(),
+        }
     }
 
     /// No deque thieves look in has work: ask every worker with pending
@@ -262,22 +446,23 @@ impl WorkerThread {
         None
     }
 
-    /// Jobs moved into our deque in a batch are work others may take.
-    fn announce_local_work(&self) {
-        if !self.local.is_empty() {
+    /// Jobs moved into one of our deques in a batch are work others may
+    /// take.
+    fn announce_local_work(&self, deque: &Worker<JobRef>) {
+        if !deque.is_empty() {
             self.registry.sleep.new_work();
         }
     }
 
-    /// Tries every other worker once, nearest first (the workers sharing
-    /// our cache, then our node, then the rest), from a random place in
-    /// each ring, taking half of a victim's jobs; tries again while some
-    /// steal lost a race (`proofs/topology.md`). With one cache for the
-    /// whole pool, the first ring is every worker in index order and the
-    /// others are empty: one random start over all workers.
-    fn steal(&self) -> Option<JobRef> {
+    /// Tries every other worker's deque in `stealers` once, nearest first
+    /// (the workers sharing our cache, then our node, then the rest), from
+    /// a random place in each ring, taking half of a victim's jobs into
+    /// `dest`; tries again while some steal lost a race
+    /// (`proofs/topology.md`). With one cache for the whole pool, the first
+    /// ring is every worker in index order and the others are empty: one
+    /// random start over all workers.
+    fn steal(&self, stealers: &[Stealer<JobRef>], dest: &Worker<JobRef>) -> Option<JobRef> {
         let registry = &*self.registry;
-        let stealers = &registry.stealers;
         if stealers.len() <= 1 {
             return None;
         }
@@ -296,14 +481,13 @@ impl WorkerThread {
                         continue;
                     }
                     counters.record(Event::StealAttempt);
-                    let before = self.local.len();
-                    match stealers[victim].steal_batch_and_pop(&self.local) {
+                    let before = dest.len();
+                    match stealers[victim].steal_batch_and_pop(dest) {
                         Steal::Success(job) => {
                             counters.record(Event::SuccessfulSteal);
                             counters.record(Event::StealAt(distance));
-                            counters
-                                .record(Event::Stolen(1 + self.local.len().saturating_sub(before) as u64));
-                            self.announce_local_work();
+                            counters.record(Event::Stolen(1 + dest.len().saturating_sub(before) as u64));
+                            self.announce_local_work(dest);
                             return Some(job);
                         }
                         Steal::Retry => retry = true,
@@ -347,7 +531,7 @@ impl WorkerThread {
     /// The task that `begin_task` started has ended, handler and all.
     pub(crate) fn end_task(&self) {
         self.tasks_on_stack.set(self.tasks_on_stack.get() - 1);
-        self.registry.task_done(self.index);
+        self.registry.task_done(self.index, self.level.get());
     }
 
     /// Records a panic caught by a task that reports it elsewhere (to a
@@ -380,11 +564,11 @@ impl WorkerThread {
                     }
                     return true;
                 }
-                if let Some(job) = self.find_work() {
+                if let Some((job, level)) = self.find_work() {
                     if searching {
                         sleep.stop_searching();
                     }
-                    self.execute(job);
+                    self.execute_at(job, level);
                     return true;
                 }
                 if round < SPIN_ROUNDS {

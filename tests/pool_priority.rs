@@ -1,0 +1,353 @@
+#![cfg(not(any(feature = "loom", feature = "shuttle")))]
+//! Task priorities on real threads (`proofs/priority.md`): the order on one
+//! worker, the no-starvation bound under a flood of `Critical` tasks,
+//! statistics per level, shutdown draining every level, and panics in
+//! priority tasks. Every assertion counts tasks; none measures time.
+//! Sized down under Miri.
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex};
+use stealpool::{Priority, ThreadPool};
+
+mod common;
+use common::{scaled, EXPECTED};
+
+const LEVELS: [Priority; 4] = [
+    Priority::Low,
+    Priority::Normal,
+    Priority::High,
+    Priority::Critical,
+];
+
+/// Tasks a worker takes above a level that has work queued before it
+/// serves that level (`PASS_LIMIT`, V5 in `proofs/priority.md`).
+const PASS_LIMIT: usize = 8;
+
+/// Occupies `pool`'s only worker until the returned sender is used: the
+/// task has started when this returns, so whatever is queued next waits
+/// for one search that sees all of it.
+fn block_worker(pool: &ThreadPool) -> Sender<()> {
+    let (started_tx, started) = mpsc::channel();
+    let (open, gate) = mpsc::channel::<()>();
+    pool.spawn(move || {
+        started_tx.send(()).unwrap();
+        gate.recv().unwrap();
+    });
+    started.recv().unwrap();
+    open
+}
+
+#[test]
+fn one_worker_runs_queued_tasks_most_urgent_first_from_outside() {
+    let pool = ThreadPool::new(1);
+    let open = block_worker(&pool);
+    let order = Arc::new(Mutex::new(Vec::new()));
+    for priority in LEVELS {
+        let order = order.clone();
+        pool.spawn_with_priority(priority, move || order.lock().unwrap().push(priority));
+    }
+    open.send(()).unwrap();
+    pool.wait_all();
+    let expected = [
+        Priority::Critical,
+        Priority::High,
+        Priority::Normal,
+        Priority::Low,
+    ];
+    assert_eq!(*order.lock().unwrap(), expected);
+}
+
+#[test]
+fn one_worker_runs_queued_tasks_most_urgent_first_from_inside() {
+    let pool = Arc::new(ThreadPool::new(1));
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let (inner_pool, inner_order) = (pool.clone(), order.clone());
+    // Queued by a task on the worker: on its own deques, one per level.
+    pool.spawn(move || {
+        for priority in LEVELS {
+            let order = inner_order.clone();
+            inner_pool.spawn_with_priority(priority, move || order.lock().unwrap().push(priority));
+        }
+    });
+    pool.wait_all();
+    let expected = [
+        Priority::Critical,
+        Priority::High,
+        Priority::Normal,
+        Priority::Low,
+    ];
+    assert_eq!(*order.lock().unwrap(), expected);
+}
+
+#[test]
+fn submitted_tasks_follow_the_same_order() {
+    let pool = ThreadPool::new(1);
+    let open = block_worker(&pool);
+    let ran = Arc::new(AtomicUsize::new(0));
+    let handles: Vec<_> = LEVELS
+        .iter()
+        .map(|&priority| {
+            let ran = ran.clone();
+            (
+                priority,
+                pool.submit_with_priority(priority, move || ran.fetch_add(1, SeqCst)),
+            )
+        })
+        .collect();
+    open.send(()).unwrap();
+    for (priority, handle) in handles {
+        // The position each task ran at: Critical first, Low last.
+        let expected = 3 - priority as usize;
+        assert_eq!(handle.join().unwrap(), expected, "{priority:?} ran out of turn");
+    }
+}
+
+/// One worker flooded with `Critical` tasks that respawn themselves until
+/// every `Low` task has run: the `k`-th `Low` task starts after at most
+/// `k * PASS_LIMIT` `Critical` tasks (V5's bound on one worker, exact:
+/// every task either is `Critical` or is the `Low` task the count makes
+/// due).
+#[test]
+fn low_tasks_are_served_within_the_bound_under_a_critical_flood() {
+    let lows = scaled(64, 6);
+    let pool = Arc::new(ThreadPool::new(1));
+    let open = block_worker(&pool);
+    let criticals = Arc::new(AtomicUsize::new(0));
+    let low_done = Arc::new(AtomicUsize::new(0));
+    // For each `Low` task in the order they started: `Critical` tasks
+    // started before it.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    for _ in 0..lows {
+        let (criticals, low_done, seen) = (criticals.clone(), low_done.clone(), seen.clone());
+        pool.spawn_with_priority(Priority::Low, move || {
+            seen.lock().unwrap().push(criticals.load(SeqCst));
+            low_done.fetch_add(1, SeqCst);
+        });
+    }
+    fn flood(pool: Arc<ThreadPool>, criticals: Arc<AtomicUsize>, low_done: Arc<AtomicUsize>, lows: usize) {
+        criticals.fetch_add(1, SeqCst);
+        if low_done.load(SeqCst) < lows {
+            let inner = pool.clone();
+            inner.spawn_with_priority(Priority::Critical, move || flood(pool, criticals, low_done, lows));
+        }
+    }
+    for _ in 0..2 {
+        let (inner, criticals, low_done) = (pool.clone(), criticals.clone(), low_done.clone());
+        pool.spawn_with_priority(Priority::Critical, move || {
+            flood(inner, criticals, low_done, lows)
+        });
+    }
+    open.send(()).unwrap();
+    pool.wait_all();
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), lows, "a Low task ran twice or never");
+    for (k, &before) in seen.iter().enumerate() {
+        assert!(
+            before <= (k + 1) * PASS_LIMIT,
+            "Low task {} started after {before} Critical tasks, more than {} (all: {seen:?})",
+            k + 1,
+            (k + 1) * PASS_LIMIT
+        );
+    }
+    // The flood was real: Critical tasks ran between the Low ones.
+    assert!(criticals.load(SeqCst) >= lows * PASS_LIMIT);
+    assert_eq!(pool.stats().tasks_executed_at(Priority::Low), lows as u64);
+}
+
+/// Two workers flooded with `Critical` tasks that respawn themselves until
+/// every `Low` task has run, some of them queued from inside the pool on a
+/// worker's own `Low` deque: the flood ends only because every `Low` task
+/// runs. (The count bound is asserted on one worker above: across workers
+/// it also depends on how the OS schedules them, V5.)
+#[test]
+fn low_tasks_finish_under_a_critical_flood_on_two_workers() {
+    let lows = scaled(200, 8);
+    let pool = Arc::new(ThreadPool::new(2));
+    let low_done = Arc::new(AtomicUsize::new(0));
+    fn flood(pool: Arc<ThreadPool>, low_done: Arc<AtomicUsize>, lows: usize) {
+        if low_done.load(SeqCst) < lows {
+            let inner = pool.clone();
+            inner.spawn_with_priority(Priority::Critical, move || flood(pool, low_done, lows));
+        }
+    }
+    for _ in 0..4 {
+        let (inner, low_done) = (pool.clone(), low_done.clone());
+        pool.spawn_with_priority(Priority::Critical, move || flood(inner, low_done, lows));
+    }
+    for i in 0..lows {
+        let low_done = low_done.clone();
+        let task = move || {
+            low_done.fetch_add(1, SeqCst);
+        };
+        if i % 2 == 0 {
+            pool.spawn_with_priority(Priority::Low, task);
+        } else {
+            let inner = pool.clone();
+            pool.spawn_with_priority(Priority::Critical, move || {
+                inner.spawn_with_priority(Priority::Low, task)
+            });
+        }
+    }
+    pool.wait_all();
+    assert_eq!(low_done.load(SeqCst), lows);
+    let stats = pool.stats();
+    assert_eq!(stats.tasks_executed_at(Priority::Low), lows as u64);
+    assert!(stats.tasks_executed_at(Priority::Critical) >= 4 + lows as u64 / 2);
+}
+
+#[test]
+fn statistics_count_tasks_per_level() {
+    let pool = ThreadPool::new(2);
+    let per_level = scaled(25, 3);
+    for (i, &priority) in LEVELS.iter().enumerate() {
+        for _ in 0..per_level * (i + 1) {
+            pool.spawn_with_priority(priority, || {});
+        }
+    }
+    let handle = pool.submit_with_priority(Priority::High, || 1);
+    assert_eq!(handle.join().unwrap(), 1);
+    // Plain `spawn` and scope tasks count as `Normal`, even inside a
+    // priority task.
+    pool.spawn_with_priority(Priority::Critical, || {});
+    pool.wait_all();
+    pool.install(|| pool.scope(|s| s.spawn(|_| {})));
+    let stats = pool.stats();
+    let expected = [
+        per_level as u64,
+        2 * per_level as u64 + 1,
+        3 * per_level as u64 + 1,
+        4 * per_level as u64 + 1,
+    ];
+    assert_eq!(stats.tasks_by_priority, expected);
+    assert_eq!(stats.tasks_executed, expected.iter().sum::<u64>());
+    for priority in LEVELS {
+        let by_workers: u64 = stats
+            .per_worker
+            .iter()
+            .map(|w| w.tasks_by_priority[priority as usize])
+            .sum();
+        assert_eq!(by_workers, stats.tasks_executed_at(priority));
+    }
+    for worker in &stats.per_worker {
+        assert_eq!(
+            worker.tasks_by_priority.iter().sum::<u64>(),
+            worker.tasks_executed
+        );
+    }
+}
+
+#[test]
+fn tasks_inside_a_priority_task_count_at_their_own_level() {
+    let pool = Arc::new(ThreadPool::new(2));
+    let inner = pool.clone();
+    let sum = pool
+        .submit_with_priority(Priority::Critical, move || {
+            // join, scope and plain spawn inside a Critical task stay Normal.
+            let (a, b) = inner.join(|| 1, || 2);
+            inner.scope(|s| s.spawn(|_| {}));
+            inner.spawn(|| {});
+            inner.spawn_with_priority(Priority::Low, || {});
+            a + b
+        })
+        .join()
+        .unwrap();
+    assert_eq!(sum, 3);
+    pool.wait_all();
+    let stats = pool.stats();
+    assert_eq!(stats.tasks_by_priority, [1, 2, 0, 1]);
+}
+
+/// Both workers queue tasks at every level on their own deques and block;
+/// more are queued from outside; then the pool is shut down at once:
+/// every one of them runs before `shutdown` returns.
+#[test]
+fn shutdown_drains_every_level() {
+    let ran = Arc::new(AtomicUsize::new(0));
+    let per_level = scaled(100, 3);
+    let pool = Arc::new(ThreadPool::new(2));
+    let (started_tx, started) = mpsc::channel();
+    let (open, gate) = mpsc::channel::<()>();
+    let gate = Arc::new(Mutex::new(gate));
+    let queue_all = move |pool: &ThreadPool, ran: &Arc<AtomicUsize>| {
+        for priority in LEVELS {
+            for _ in 0..per_level {
+                let ran = ran.clone();
+                pool.spawn_with_priority(priority, move || {
+                    ran.fetch_add(1, SeqCst);
+                });
+            }
+        }
+    };
+    for _ in 0..2 {
+        let (started_tx, gate, weak, ran) = (
+            started_tx.clone(),
+            gate.clone(),
+            Arc::downgrade(&pool),
+            ran.clone(),
+        );
+        pool.spawn(move || {
+            let pool = weak.upgrade().unwrap();
+            queue_all(&pool, &ran);
+            // The test thread must hold the last reference to shut down.
+            drop(pool);
+            started_tx.send(()).unwrap();
+            gate.lock().unwrap().recv().unwrap();
+        });
+    }
+    for _ in 0..2 {
+        started.recv().unwrap();
+    }
+    queue_all(&pool, &ran);
+    for _ in 0..2 {
+        open.send(()).unwrap();
+    }
+    Arc::try_unwrap(pool).expect("tasks hold no pool").shutdown();
+    assert_eq!(ran.load(SeqCst), 3 * 4 * per_level);
+}
+
+#[test]
+fn panics_in_priority_tasks_are_counted_and_handled() {
+    common::quiet_expected_panics();
+    let handled = Arc::new(AtomicUsize::new(0));
+    let counter = handled.clone();
+    let pool = ThreadPool::builder()
+        .num_threads(2)
+        .panic_handler(move |payload| {
+            assert!(common::message(&*payload).is_some_and(|m| m.contains(EXPECTED)));
+            counter.fetch_add(1, SeqCst);
+        })
+        .build()
+        .unwrap();
+    for priority in LEVELS {
+        pool.spawn_with_priority(priority, || panic!("{EXPECTED}"));
+        let handle = pool.submit_with_priority(priority, || -> u8 { panic!("{EXPECTED}") });
+        let payload = handle.join().unwrap_err();
+        assert!(common::message(&*payload).is_some_and(|m| m.contains(EXPECTED)));
+    }
+    pool.wait_all();
+    assert_eq!(handled.load(SeqCst), 4, "spawned panics go to the handler");
+    let stats = pool.stats();
+    assert_eq!(stats.panicked, 8);
+    assert_eq!(stats.tasks_by_priority, [2, 2, 2, 2]);
+    // The workers survived: every level still runs.
+    for priority in LEVELS {
+        assert_eq!(
+            pool.submit_with_priority(priority, move || priority)
+                .join()
+                .unwrap(),
+            priority
+        );
+    }
+    // A panic escaping `join` inside a priority task reaches its handle.
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.submit_with_priority(Priority::High, || {
+            stealpool::current_worker_index().unwrap();
+            panic!("{EXPECTED}")
+        })
+        .join()
+        .unwrap()
+    }));
+    assert!(outcome.is_err());
+}
