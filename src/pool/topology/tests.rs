@@ -142,7 +142,7 @@ fn sysfs_cpus_outside_every_node_form_their_own() {
 
 #[test]
 fn sysfs_highest_data_level_wins_and_instruction_caches_do_not_count() {
-    // An L4 shared by all four CPUs beats the L3s; an instruction cache
+    // A level-4 cache shared by all four CPUs beats the L3s; an instruction cache
     // shared by all at a higher level is ignored.
     let mut files = vec![("cpu/online".to_string(), "0-3".to_string())];
     for cpu in 0..4 {
