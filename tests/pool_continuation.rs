@@ -1,6 +1,7 @@
 //! Continuations: `JoinHandle::then`, `JoinHandle::zip`, `ThreadPool::when_all`
 //! on real threads, attached before, while and after their antecedents
 //! finish; panics through chains; shutdown; two pools.
+#![cfg(not(any(feature = "loom", feature = "shuttle")))]
 
 mod common;
 
