@@ -55,6 +55,9 @@ pub(crate) struct WorkerThread {
     /// work queued, or at `p` while more waited in `p`'s injector, since
     /// it last looked at `p` first (V5).
     passed: [Cell<u32>; Priority::COUNT],
+    /// V5: the last job of a level's own deque was its newest (a pop), so
+    /// older ones of the level may wait under it.
+    took_newest: Cell<bool>,
     /// The level of the job this thread runs, for the statistics.
     level: Cell<Priority>,
     registry: Arc<Registry>,
@@ -115,6 +118,7 @@ impl WorkerThread {
             joins,
             levels,
             passed: Default::default(),
+            took_newest: Cell::new(false),
             level: Cell::new(Priority::Normal),
             registry,
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
@@ -283,6 +287,7 @@ impl WorkerThread {
     /// passed over `PASS_LIMIT` times, if any, its injector first; then
     /// every level, higher first. Afterwards the passes are counted.
     fn find_work_by_level(&self, used: Levels) -> Option<(JobRef, Priority)> {
+        self.took_newest.set(false);
         let overdue = Priority::ALL
             .into_iter()
             .find(|&level| self.passed[level as usize].get() >= PASS_LIMIT);
@@ -327,8 +332,23 @@ impl WorkerThread {
             None => self.take_injected(None).or_else(|| self.find_normal()),
             Some(slot) if used.has(slot) => self
                 .take_injected(Some(slot))
+                .or_else(|| self.take_own_oldest(slot))
                 .or_else(|| self.take_at(used, level)),
             Some(_) => None,
+        }
+    }
+
+    /// V5: the oldest task of this worker's own deque of the level in
+    /// `slot`, taken as a thief takes it (one steal, from the old end): a
+    /// task that keeps spawning at its level on this worker would otherwise
+    /// stay on top of the older ones for as long as it goes on.
+    fn take_own_oldest(&self, slot: usize) -> Option<JobRef> {
+        loop {
+            match self.registry.priority.level(slot).stealers[self.index].steal() {
+                Steal::Success(job) => return Some(job),
+                Steal::Empty => return None,
+                Steal::Retry => {}
+            }
         }
     }
 
@@ -347,7 +367,11 @@ impl WorkerThread {
     /// if the level was never used (V1).
     fn take_own_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
         let slot = level.slot().filter(|&slot| used.has(slot))?;
-        self.levels[slot].pop().or_else(|| self.take_injected(Some(slot)))
+        if let Some(job) = self.levels[slot].pop() {
+            self.took_newest.set(true);
+            return Some(job);
+        }
+        self.take_injected(Some(slot))
     }
 
     /// Steals at `level` (not `Normal`) into this worker's deque of the
@@ -379,12 +403,19 @@ impl WorkerThread {
                 pass(level);
             }
         }
-        // Q4: a relaxed snapshot.
-        let injected = match found.slot() {
+        // Q4, D12: relaxed snapshots. Tasks of the level behind the one
+        // taken, in its injector or (not `Normal`) older ones under the
+        // newest, just popped, in this worker's own deque, were passed
+        // over too.
+        let took_newest = self.took_newest.replace(false);
+        let waiting = match found.slot() {
             None => !self.registry.injector.is_empty(),
-            Some(slot) => !self.registry.priority.level(slot).injector.is_empty(),
+            Some(slot) => {
+                !self.registry.priority.level(slot).injector.is_empty()
+                    || (took_newest && !self.levels[slot].is_empty())
+            }
         };
-        if injected {
+        if waiting {
             pass(found);
         } else {
             self.passed[found as usize].set(0);
