@@ -39,6 +39,13 @@ fn block_worker(pool: &ThreadPool) -> Sender<()> {
     open
 }
 
+/// The order one worker runs one queued task of each level in.
+const MOST_URGENT_FIRST: [Priority; 4] = [
+    Priority::Critical,
+    Priority::High,
+    Priority::Normal,
+    Priority::Low,
+];
 #[test]
 fn one_worker_runs_queued_tasks_most_urgent_first_from_outside() {
     let pool = ThreadPool::new(1);
@@ -50,13 +57,7 @@ fn one_worker_runs_queued_tasks_most_urgent_first_from_outside() {
     }
     open.send(()).unwrap();
     pool.wait_all();
-    let expected = [
-        Priority::Critical,
-        Priority::High,
-        Priority::Normal,
-        Priority::Low,
-    ];
-    assert_eq!(*order.lock().unwrap(), expected);
+    assert_eq!(*order.lock().unwrap(), MOST_URGENT_FIRST);
 }
 
 #[test]
@@ -72,13 +73,7 @@ fn one_worker_runs_queued_tasks_most_urgent_first_from_inside() {
         }
     });
     pool.wait_all();
-    let expected = [
-        Priority::Critical,
-        Priority::High,
-        Priority::Normal,
-        Priority::Low,
-    ];
-    assert_eq!(*order.lock().unwrap(), expected);
+    assert_eq!(*order.lock().unwrap(), MOST_URGENT_FIRST);
 }
 
 #[test]
