@@ -49,6 +49,8 @@ list_mutants() {
     printf 'then_unlocked\tloom_pool\tbug\tK1\tlook and attach under one lock\tunder two\n'
     printf 'closed_unlocked\tloom_pool\tbug\tX2\texit count read under the sleep lock\tbefore it\n'
     printf 'levels_unchecked\tloom_priority\tbug\tV4\tfinal check sees every used level\tit does not\n'
+    printf 'no_spare\tloom_blocking\tbug\tW1\ta blocked worker brings a spare in\tnone comes\n'
+    printf 'park_unlocked\tloom_blocking\tbug\tW4\tparked spares read the shutdown under the lock they wait with\tbefore it\n'
 }
 
 run_mutant() {

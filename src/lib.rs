@@ -27,6 +27,6 @@ mod par;
 mod pool;
 
 pub use pool::{
-    current_worker_index, BuildError, Builder, JoinHandle, Priority, Scope, Stats, ThreadPool, Topology,
-    TopologyError, WorkerStats,
+    block_in_place, current_worker_index, BuildError, Builder, JoinHandle, Priority, Scope, Stats,
+    ThreadPool, Topology, TopologyError, WorkerStats,
 };

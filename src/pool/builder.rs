@@ -1,11 +1,10 @@
 //! Configuring and starting a pool.
 
-use super::job::JobRef;
-use super::priority::LevelDeques;
+use super::blocking::{Slot, Spares};
 use super::registry::{PanicHandler, Registry};
 use super::sleep::MAX_WORKERS;
 use super::topology::{self, Placement, Topology};
-use super::worker::WorkerThread;
+use super::worker::{Deques, WorkerThread};
 use super::ThreadPool;
 use crate::deque::Worker;
 use crate::sync::{thread, Arc};
@@ -41,6 +40,8 @@ pub struct Builder {
     /// `None`: the discovered layout.
     topology: Option<Topology>,
     pin_workers: bool,
+    /// `None`: twice the workers.
+    max_blocking_threads: Option<usize>,
 }
 
 impl fmt::Debug for Builder {
@@ -50,6 +51,7 @@ impl fmt::Debug for Builder {
             .field("stack_size", &self.stack_size)
             .field("topology", &self.topology)
             .field("pin_workers", &self.pin_workers)
+            .field("max_blocking_threads", &self.max_blocking_threads)
             .finish_non_exhaustive()
     }
 }
@@ -152,6 +154,30 @@ impl Builder {
         self
     }
 
+    /// At most this many spare threads stand in for workers blocked in
+    /// [`block_in_place`](crate::block_in_place) at once (default: twice
+    /// the workers, so that every worker can block, and every spare once
+    /// more; at most what keeps the pool within 65 535 threads). `0`:
+    /// `block_in_place` never starts a spare.
+    ///
+    /// Spares are started when first needed, not by `build`; each slot
+    /// costs a few small deques up front. With every slot taken, a worker
+    /// entering `block_in_place` simply blocks, as it would without it.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .max_blocking_threads(1)
+    ///     .build()
+    ///     .unwrap();
+    /// pool.install(|| stealpool::block_in_place(|| std::thread::sleep(std::time::Duration::from_millis(1))));
+    /// assert!(pool.stats().spare_threads_started <= 1);
+    /// ```
+    pub fn max_blocking_threads(mut self, n: usize) -> Self {
+        self.max_blocking_threads = Some(n);
+        self
+    }
+
     /// Starts the worker threads.
     ///
     /// # Errors
@@ -178,12 +204,23 @@ impl Builder {
         if num_threads > MAX_WORKERS {
             return Err(BuildError(ErrorKind::TooManyThreads(num_threads)));
         }
+        // Spare slots after the workers' (W1): the sleep word counts them too.
+        let spare_slots = match self.max_blocking_threads {
+            Some(n) if num_threads.saturating_add(n) > MAX_WORKERS => {
+                return Err(BuildError(ErrorKind::TooManyThreads(
+                    num_threads.saturating_add(n),
+                )));
+            }
+            Some(n) => n,
+            None => (2 * num_threads).min(MAX_WORKERS - num_threads),
+        };
+        let slots = num_threads + spare_slots;
         // M1: before any worker starts, so every worker sees the result.
         crate::sync::register_barriers();
         // Each worker has two deques: the one thieves look in first, and the
         // owner-biased one holding its pending `join` halves (F1); and one
         // per level other than `Normal`, stolen from like the first (V2).
-        let deques: Vec<(Worker<JobRef>, Worker<JobRef>, LevelDeques)> = (0..num_threads)
+        let mut deques: Vec<Deques> = (0..slots)
             .map(|_| {
                 (
                     Worker::with_capacity(DEQUE_CAPACITY),
@@ -196,7 +233,20 @@ impl Builder {
         let join_stealers = deques.iter().map(|(_, joins, _)| joins.stealer()).collect();
         let level_stealers =
             std::array::from_fn(|slot| deques.iter().map(|(.., levels)| levels[slot].stealer()).collect());
-        let mut registry = Registry::new(stealers, join_stealers, level_stealers, self.panic_handler.take());
+        let spares = deques
+            .drain(num_threads..)
+            .enumerate()
+            .map(|(spare, deques)| Slot::new(num_threads + spare, deques))
+            .collect();
+        let spares = Spares::new(spares, self.stack_size);
+        let mut registry = Registry::new(
+            num_threads,
+            spares,
+            stealers,
+            join_stealers,
+            level_stealers,
+            self.panic_handler.take(),
+        );
         let topology = self.topology.take().unwrap_or_else(topology::discovered);
         registry.placement = Placement::new(&topology, num_threads, self.pin_workers);
         let registry = Arc::new(registry);
@@ -206,7 +256,7 @@ impl Builder {
             registry,
             threads: Vec::with_capacity(num_threads),
         };
-        for (index, (local, joins, levels)) in deques.into_iter().enumerate() {
+        for (index, deques) in deques.into_iter().enumerate() {
             let name = match &mut self.thread_name {
                 Some(name) => name(index),
                 None => format!("stealpool-worker-{index}"),
@@ -219,7 +269,7 @@ impl Builder {
                 builder = builder.stack_size(bytes);
             }
             let worker_registry = pool.registry.clone();
-            match builder.spawn(move || WorkerThread::run(index, local, joins, levels, worker_registry)) {
+            match builder.spawn(move || WorkerThread::run(index, deques, worker_registry)) {
                 Ok(handle) => pool.threads.push(handle),
                 // The started workers find the registry terminating.
                 // Workers that were never started leave their deques empty,
@@ -246,7 +296,10 @@ impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             ErrorKind::TooManyThreads(n) => {
-                write!(f, "a pool has at most {MAX_WORKERS} threads, {n} were asked for")
+                write!(
+                    f,
+                    "a pool has at most {MAX_WORKERS} threads and spare threads, {n} were asked for"
+                )
             }
             ErrorKind::ThreadName { index, name } => {
                 write!(f, "the name of worker {index} contains a NUL byte: {name:?}")

@@ -7,6 +7,7 @@
 //! protocol with no lost wake-up (`proofs/sleep.md`).
 
 mod affinity;
+mod blocking;
 mod builder;
 mod continuation;
 mod handle;
@@ -25,6 +26,7 @@ mod stats;
 mod topology;
 mod worker;
 
+pub use blocking::block_in_place;
 pub use builder::{BuildError, Builder};
 pub use handle::JoinHandle;
 pub use priority::Priority;
@@ -446,6 +448,16 @@ impl Drop for ThreadPool {
         for thread in self.threads.drain(..) {
             // Tasks' panics are caught; a worker never ends by panicking.
             let _ = thread.join();
+        }
+        // W4: then the spares, including those started while joining.
+        loop {
+            let spares = self.registry.spares.take_threads();
+            if spares.is_empty() {
+                break;
+            }
+            for thread in spares {
+                let _ = thread.join();
+            }
         }
     }
 }

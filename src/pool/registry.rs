@@ -1,6 +1,7 @@
 //! The state a pool's workers share: deques' stealers, the injector, the
 //! sleep protocol, task accounting for `wait_all`, statistics.
 
+use super::blocking::Spares;
 use super::injector::Injector;
 use super::job::{drop_payload, HeapJob, JobRef};
 use super::ordering::{
@@ -9,7 +10,7 @@ use super::ordering::{
 use super::priority::{Priority, PriorityQueues, SLOTS};
 use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
-use super::topology::{Placement, Topology};
+use super::topology::{Distance, Placement, Topology};
 use super::worker::WorkerThread;
 use crate::deque::Stealer;
 use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Condvar, Mutex};
@@ -56,42 +57,69 @@ pub(crate) struct Registry {
     panic_handler: Option<PanicHandler>,
     /// Each worker's CPU and victim rings (read-only after the build).
     pub(crate) placement: Placement,
+    /// Slots `0..workers` are the workers'; the rest, spare threads' (W1).
+    workers: usize,
+    /// Spare threads standing in for tasks inside `block_in_place` (W1-W5).
+    pub(crate) spares: Spares,
 }
 
 impl Registry {
+    /// A registry with a slot for each stealer: the first `workers` are
+    /// the workers', the rest are handed to spare threads by `spares`.
     pub(crate) fn new(
+        workers: usize,
+        spares: Spares,
         stealers: Vec<Stealer<JobRef>>,
         join_stealers: Vec<Stealer<JobRef>>,
         level_stealers: [Vec<Stealer<JobRef>>; SLOTS],
         panic_handler: Option<PanicHandler>,
     ) -> Self {
-        let workers = stealers.len();
+        let slots = stealers.len();
         Registry {
             stealers: stealers.into(),
             join_stealers: join_stealers.into(),
-            wanted: (0..workers)
+            wanted: (0..slots)
                 .map(|_| CachePadded::new(AtomicBool::new(false)))
                 .collect(),
             injector: Injector::new(),
             priority: PriorityQueues::new(level_stealers),
-            sleep: Sleep::new(workers),
+            sleep: Sleep::new(slots, workers),
             terminating: AtomicBool::new(false),
             tasks: AtomicU64::new(0),
             idle_waiters: AtomicUsize::new(0),
             idle_lock: Mutex::new(()),
             idle: Condvar::new(),
-            counters: (0..workers)
+            counters: (0..slots)
                 .map(|_| CachePadded::new(WorkerCounters::default()))
                 .collect(),
             panic_handler,
             // One cache for all: uniform victims, until the builder places
             // the workers on its topology.
             placement: Placement::new(&Topology::single_node(1), workers, false),
+            workers,
+            spares,
         }
     }
 
+    /// The workers, spare threads not counted.
     pub(crate) fn num_workers(&self) -> usize {
-        self.stealers.len()
+        self.workers
+    }
+
+    /// The worker place of slot `slot`: its own for a worker; for a spare
+    /// slot, a worker's, round robin (spares are not pinned, so this only
+    /// orders their victims and counts their steals' distances).
+    pub(crate) fn home(&self, slot: usize) -> usize {
+        if slot < self.workers {
+            slot
+        } else {
+            (slot - self.workers) % self.workers
+        }
+    }
+
+    /// How far the victim's slot is from the thief's, by their places.
+    pub(crate) fn distance(&self, thief: usize, victim: usize) -> Distance {
+        self.placement.distance(self.home(thief), self.home(victim))
     }
 
     /// The worker of *this* pool running on the current thread, if any.
@@ -275,6 +303,8 @@ impl Registry {
     pub(crate) fn terminate(&self) {
         self.terminating.store(true, TERMINATE_STORE);
         self.sleep.wake_all();
+        // W4: parked spare threads exit; no spare starts from now on.
+        self.spares.close();
     }
 
     /// X1: relaxed; read under the sleep lock (see `terminate`).
@@ -283,6 +313,7 @@ impl Registry {
     }
 
     pub(crate) fn stats(&self) -> Stats {
-        stats::collect(&self.counters)
+        let (workers, spares) = self.counters.split_at(self.workers);
+        stats::collect(workers, spares, self.spares.counts())
     }
 }

@@ -54,19 +54,23 @@ pub(crate) struct Sleep {
     wakers: Box<[Condvar]>,
     /// At most this many workers search at once.
     max_searching: usize,
-    /// Workers that left the pool for good (X2): changed and read only
-    /// under the sleep lock.
-    exited: AtomicUsize,
+    /// Threads that may still run a job: the workers that have not left
+    /// for good, and the spare threads holding a slot (X2, W2). Changed
+    /// and read only under the sleep lock.
+    members: AtomicUsize,
 }
 
 impl Sleep {
-    pub(crate) fn new(num_workers: usize) -> Self {
+    /// The protocol for `slots` threads, of which the first `workers`
+    /// are the pool's workers, members from the start; the others are
+    /// spare threads' slots, members while a spare holds them (W2).
+    pub(crate) fn new(slots: usize, workers: usize) -> Self {
         Sleep {
             counters: AtomicUsize::new(0),
-            asleep: Mutex::new(vec![false; num_workers]),
-            wakers: (0..num_workers).map(|_| Condvar::new()).collect(),
-            max_searching: num_workers.div_ceil(2),
-            exited: AtomicUsize::new(0),
+            asleep: Mutex::new(vec![false; slots]),
+            wakers: (0..slots).map(|_| Condvar::new()).collect(),
+            max_searching: workers.div_ceil(2),
+            members: AtomicUsize::new(workers),
         }
     }
 
@@ -218,7 +222,7 @@ impl Sleep {
             // S1: leave the pool: no longer sleeping, not searching.
             self.counters.fetch_sub(ONE_SLEEPING, COUNTERS_RMW);
             // X2: relaxed, under the lock, after this worker's last check.
-            self.exited.fetch_add(1, RELAXED);
+            self.members.fetch_sub(1, RELAXED);
             return Wake::Exit;
         }
         while asleep[index] {
@@ -240,15 +244,41 @@ impl Sleep {
         // the last worker may then leave between the check and the push,
         // and the job is never run (the mistake X2 rules out).
         #[cfg(stealpool_bug = "closed_unlocked")]
-        let closed = self.exited.load(RELAXED) == self.wakers.len();
+        let closed = self.members.load(RELAXED) == 0;
         let _asleep = self.lock();
         // X2: relaxed; only written under this lock.
         #[cfg(not(stealpool_bug = "closed_unlocked"))]
-        let closed = self.exited.load(RELAXED) == self.wakers.len();
+        let closed = self.members.load(RELAXED) == 0;
         if closed {
             return false;
         }
         push();
+        true
+    }
+
+    /// A spare thread is about to run with a slot (W2): it counts as a
+    /// member until it leaves. `false` if every member has left already
+    /// (the spare must then not start: nothing would stop it).
+    pub(crate) fn join_member(&self) -> bool {
+        let _asleep = self.lock();
+        // W2: relaxed; only changed under this lock.
+        if self.members.load(RELAXED) == 0 {
+            return false;
+        }
+        self.members.fetch_add(1, RELAXED);
+        true
+    }
+
+    /// A spare thread gives its slot back (W2), unless it is the last
+    /// member: then it stays (`false`), and leaves as a worker does, after
+    /// a last look for work under this lock (X2).
+    pub(crate) fn leave_member(&self) -> bool {
+        let _asleep = self.lock();
+        // W2: relaxed; only changed under this lock.
+        if self.members.load(RELAXED) == 1 {
+            return false;
+        }
+        self.members.fetch_sub(1, RELAXED);
         true
     }
 

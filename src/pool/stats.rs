@@ -3,6 +3,7 @@
 //! Each worker only ever increments its own counters, and nobody decides
 //! anything from them, so they are relaxed (T1) and cache-padded apart.
 
+use super::blocking::SpareCounts;
 use super::ordering::RELAXED;
 use super::priority::Priority;
 use super::topology::Distance;
@@ -115,7 +116,8 @@ pub struct WorkerStats {
 
 /// A snapshot of a pool's statistics, from [`ThreadPool::stats`](crate::ThreadPool::stats).
 ///
-/// The totals are the sums of the per-worker counts. Counters are read one
+/// The totals are the sums of the per-worker counts and the spare
+/// threads' ([`Stats::spares`]). Counters are read one
 /// by one while the pool runs, so a snapshot of a busy pool is approximate;
 /// after [`ThreadPool::wait_all`](crate::ThreadPool::wait_all) it is exact.
 ///
@@ -208,6 +210,19 @@ pub struct Stats {
     pub pin_failures: u64,
     /// The same counts, one entry per worker, in worker-index order.
     pub per_worker: Vec<WorkerStats>,
+    /// The same counts for the spare threads of
+    /// [`block_in_place`](crate::block_in_place), all together: the work
+    /// they did while workers blocked.
+    pub spares: WorkerStats,
+    /// How many times a spare thread took up a slot for a worker inside
+    /// [`block_in_place`](crate::block_in_place) (a new thread, or a
+    /// parked one reused).
+    pub spare_threads_started: u64,
+    /// [`block_in_place`](crate::block_in_place) calls that found every
+    /// spare slot taken
+    /// ([`Builder::max_blocking_threads`](crate::Builder::max_blocking_threads))
+    /// and blocked their worker.
+    pub blocking_uncompensated: u64,
 }
 
 impl Stats {
@@ -229,14 +244,21 @@ impl Stats {
     }
 }
 
-pub(crate) fn collect(counters: &[CachePadded<WorkerCounters>]) -> Stats {
-    let per_worker: Vec<WorkerStats> = counters.iter().map(|c| c.snapshot()).collect();
-    let sum = |f: fn(&WorkerStats) -> u64| per_worker.iter().map(f).sum();
+pub(crate) fn collect(
+    workers: &[CachePadded<WorkerCounters>],
+    spare_slots: &[CachePadded<WorkerCounters>],
+    spare_counts: SpareCounts,
+) -> Stats {
+    let per_worker: Vec<WorkerStats> = workers.iter().map(|c| c.snapshot()).collect();
+    let spares = spare_slots
+        .iter()
+        .map(|c| c.snapshot())
+        .fold(WorkerStats::default(), add);
+    let all = || per_worker.iter().chain(std::iter::once(&spares));
+    let sum = |f: fn(&WorkerStats) -> u64| all().map(f).sum();
     Stats {
         tasks_executed: sum(|w| w.tasks_executed),
-        tasks_by_priority: std::array::from_fn(|level| {
-            per_worker.iter().map(|w| w.tasks_by_priority[level]).sum()
-        }),
+        tasks_by_priority: std::array::from_fn(|level| all().map(|w| w.tasks_by_priority[level]).sum()),
         tasks_stolen: sum(|w| w.tasks_stolen),
         steal_attempts: sum(|w| w.steal_attempts),
         successful_steals: sum(|w| w.successful_steals),
@@ -247,5 +269,27 @@ pub(crate) fn collect(counters: &[CachePadded<WorkerCounters>]) -> Stats {
         steals_remote: sum(|w| w.steals_remote),
         pin_failures: sum(|w| w.pin_failures),
         per_worker,
+        spares,
+        spare_threads_started: spare_counts.activations,
+        blocking_uncompensated: spare_counts.uncompensated,
+    }
+}
+
+/// Two shares added up, field by field.
+fn add(a: WorkerStats, b: WorkerStats) -> WorkerStats {
+    WorkerStats {
+        tasks_executed: a.tasks_executed + b.tasks_executed,
+        tasks_by_priority: std::array::from_fn(|level| {
+            a.tasks_by_priority[level] + b.tasks_by_priority[level]
+        }),
+        tasks_stolen: a.tasks_stolen + b.tasks_stolen,
+        steal_attempts: a.steal_attempts + b.steal_attempts,
+        successful_steals: a.successful_steals + b.successful_steals,
+        panicked: a.panicked + b.panicked,
+        joins_promoted: a.joins_promoted + b.joins_promoted,
+        steals_same_cache: a.steals_same_cache + b.steals_same_cache,
+        steals_same_node: a.steals_same_node + b.steals_same_node,
+        steals_remote: a.steals_remote + b.steals_remote,
+        pin_failures: a.pin_failures + b.pin_failures,
     }
 }

@@ -8,6 +8,7 @@ use super::priority::{LevelDeques, Levels, Priority, PASS_LIMIT};
 use super::registry::Registry;
 use super::sleep::Wake;
 use super::stats::Event;
+use super::topology::Distance;
 use crate::deque::{Steal, Stealer, Worker};
 use crate::sync::{spin_loop, thread, thread_local, Arc};
 use std::cell::Cell;
@@ -68,7 +69,12 @@ pub(crate) struct WorkerThread {
     tasks_on_stack: Cell<usize>,
     /// How many of those the `wait_all` calls on this stack exempted.
     exempted: Cell<usize>,
+    /// Inside `block_in_place` (W1).
+    blocking: Cell<bool>,
 }
+
+/// A slot's deques: shared, pending `join` halves, one per level.
+pub(crate) type Deques = (Worker<JobRef>, Worker<JobRef>, LevelDeques);
 
 impl WorkerThread {
     /// The current thread's worker, or null.
@@ -103,16 +109,11 @@ impl WorkerThread {
         self.exempted.set(exempted);
     }
 
-    /// The body of worker thread `index`: runs jobs until the pool shuts down
-    /// and no work is left.
-    pub(crate) fn run(
-        index: usize,
-        local: Worker<JobRef>,
-        joins: Worker<JobRef>,
-        levels: LevelDeques,
-        registry: Arc<Registry>,
-    ) {
-        let worker = WorkerThread {
+    /// A worker for slot `index` with its deques, not yet the current
+    /// thread's.
+    pub(crate) fn new(index: usize, deques: Deques, registry: Arc<Registry>) -> WorkerThread {
+        let (local, joins, levels) = deques;
+        WorkerThread {
             index,
             local,
             joins,
@@ -124,7 +125,14 @@ impl WorkerThread {
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
             tasks_on_stack: Cell::new(0),
             exempted: Cell::new(0),
-        };
+            blocking: Cell::new(false),
+        }
+    }
+
+    /// The body of worker thread `index`: runs jobs until the pool shuts down
+    /// and no work is left.
+    pub(crate) fn run(index: usize, deques: Deques, registry: Arc<Registry>) {
+        let worker = WorkerThread::new(index, deques, registry);
         let placement = &worker.registry.placement;
         // Pinning is a request to the system, not a condition for running:
         // a worker that cannot be pinned runs unpinned, counted in `Stats`.
@@ -132,15 +140,45 @@ impl WorkerThread {
             worker.registry.counters[index].record(Event::PinFailed);
         }
         CURRENT.with(|current| current.set(&worker));
-        loop {
-            if worker.run_one_job() {
-                continue;
-            }
-            if !worker.idle(None) {
-                break;
-            }
-        }
+        while worker.run_one_job() || worker.idle(None) {}
         CURRENT.with(|current| current.set(ptr::null()));
+    }
+
+    /// The body of a spare thread holding slot `self.index` (W3): runs jobs
+    /// as a worker does, and at each job boundary asks `retire`, which
+    /// returns a guard when the spare is to give its slot back. Returns
+    /// that guard and the slot's deques, or `None` when the pool shut down.
+    pub(crate) fn run_spare<G>(
+        self,
+        mut retire: impl FnMut(&WorkerThread) -> Option<G>,
+    ) -> Option<(G, Deques)> {
+        CURRENT.with(|current| current.set(&self));
+        let retired = loop {
+            if let Some(guard) = retire(&self) {
+                break Some(guard);
+            }
+            if !self.run_one_job() && !self.idle(None) {
+                break None;
+            }
+        };
+        CURRENT.with(|current| current.set(ptr::null()));
+        retired.map(|guard| (guard, (self.local, self.joins, self.levels)))
+    }
+
+    /// Whether none of this worker's own deques holds a job. Exact for the
+    /// owner: only it pushes, and thieves only take.
+    pub(crate) fn owns_no_work(&self) -> bool {
+        self.local.is_empty() && self.joins.is_empty() && self.levels.iter().all(Worker::is_empty)
+    }
+
+    /// Marks this thread as inside `block_in_place`; returns whether it
+    /// already was (a nested call, compensated by the outer one).
+    pub(crate) fn start_blocking(&self) -> bool {
+        self.blocking.replace(true)
+    }
+
+    pub(crate) fn stop_blocking(&self) {
+        self.blocking.set(false);
     }
 
     /// Pushes a job on this worker's deque and tells sleepers (S3, S4).
@@ -469,7 +507,7 @@ impl WorkerThread {
                 // F3: the request is answered.
                 wanted.store(false, RELAXED);
                 counters.record(Event::SuccessfulSteal);
-                counters.record(Event::StealAt(registry.placement.distance(self.index, victim)));
+                counters.record(Event::StealAt(registry.distance(self.index, victim)));
                 counters.record(Event::Stolen(1));
                 return Some(job);
             }
@@ -488,17 +526,17 @@ impl WorkerThread {
     /// Tries every other worker's deque in `stealers` once, nearest first
     /// (the workers sharing our cache, then our node, then the rest), from
     /// a random place in each ring, taking half of a victim's jobs into
-    /// `dest`; tries again while some steal lost a race
-    /// (`proofs/topology.md`). With one cache for the whole pool, the first
-    /// ring is every worker in index order and the others are empty: one
-    /// random start over all workers.
+    /// `dest`; then the spare threads' slots (W3); tries again while some
+    /// steal lost a race (`proofs/topology.md`). With one cache for the
+    /// whole pool, the first ring is every worker in index order and the
+    /// others are empty: one random start over all workers.
     fn steal(&self, stealers: &[Stealer<JobRef>], dest: &Worker<JobRef>) -> Option<JobRef> {
         let registry = &*self.registry;
         if stealers.len() <= 1 {
             return None;
         }
-        let counters = &registry.counters[self.index];
-        let rings = registry.placement.rings(self.index);
+        // A spare steals as the worker of its home place would.
+        let rings = registry.placement.rings(registry.home(self.index));
         loop {
             let mut retry = false;
             for &(distance, ring) in &rings {
@@ -508,28 +546,55 @@ impl WorkerThread {
                 }
                 let start = (self.next_random() % len as u64) as usize;
                 for victim in ring.starting_at(start) {
-                    if victim == self.index {
-                        continue;
-                    }
-                    counters.record(Event::StealAttempt);
-                    let before = dest.len();
-                    match stealers[victim].steal_batch_and_pop(dest) {
-                        Steal::Success(job) => {
-                            counters.record(Event::SuccessfulSteal);
-                            counters.record(Event::StealAt(distance));
-                            counters.record(Event::Stolen(1 + dest.len().saturating_sub(before) as u64));
-                            self.announce_local_work(dest);
-                            return Some(job);
-                        }
+                    match self.steal_from(&stealers[victim], victim, distance, dest) {
+                        Steal::Success(job) => return Some(job),
                         Steal::Retry => retry = true,
                         Steal::Empty => {}
                     }
+                }
+            }
+            // W3: the spare slots, after the workers: most are idle, so a
+            // relaxed look first (D12) spares them the steal's barrier.
+            let spares = stealers.iter().enumerate().skip(registry.num_workers());
+            for (victim, stealer) in spares {
+                if stealer.is_empty() {
+                    continue;
+                }
+                let distance = registry.distance(self.index, victim);
+                match self.steal_from(stealer, victim, distance, dest) {
+                    Steal::Success(job) => return Some(job),
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
                 }
             }
             if !retry {
                 return None;
             }
         }
+    }
+
+    /// One batch steal from `victim`, at `distance`, counted.
+    fn steal_from(
+        &self,
+        stealer: &Stealer<JobRef>,
+        victim: usize,
+        distance: Distance,
+        dest: &Worker<JobRef>,
+    ) -> Steal<JobRef> {
+        if victim == self.index {
+            return Steal::Empty;
+        }
+        let counters = &self.registry.counters[self.index];
+        counters.record(Event::StealAttempt);
+        let before = dest.len();
+        let stolen = stealer.steal_batch_and_pop(dest);
+        if let Steal::Success(_) = stolen {
+            counters.record(Event::SuccessfulSteal);
+            counters.record(Event::StealAt(distance));
+            counters.record(Event::Stolen(1 + dest.len().saturating_sub(before) as u64));
+            self.announce_local_work(dest);
+        }
+        stolen
     }
 
     fn next_random(&self) -> u64 {

@@ -1,0 +1,110 @@
+//! Loom models of `block_in_place` (proofs/blocking.md, W1-W4): every
+//! interleaving, within a preemption bound, of a one-worker pool whose
+//! only worker blocks, its spare thread, and the caller.
+//!
+//! The blocking is real: `f` waits on a loom condition variable that only
+//! another task of the pool (or the caller) opens. Without a spare taking
+//! up the pool's work, a one-worker pool whose worker blocks on a task
+//! queued behind it never finishes, and loom reports the deadlock. A pool
+//! of one worker, its spare and the caller are 3 of loom's 5 threads.
+//! Conventions (bounds and floors, what the counters check) as in
+//! `loom_pool.rs`.
+//!
+//! Run with `cargo test --features loom --release --test loom_blocking`.
+
+#[path = "loom_run.rs"]
+mod loom_run;
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::{Arc, Condvar, Mutex};
+use loom_run::explore;
+use stealpool::{block_in_place, ThreadPool};
+
+/// A gate one thread waits at until another opens it.
+#[derive(Default)]
+struct Gate {
+    open: Mutex<bool>,
+    opened: Condvar,
+}
+
+impl Gate {
+    fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.opened.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.opened.wait(open).unwrap();
+        }
+    }
+}
+
+fn one_worker_one_spare() -> ThreadPool {
+    ThreadPool::builder()
+        .num_threads(1)
+        .max_blocking_threads(1)
+        .build()
+        .unwrap()
+}
+
+// Preemption bound 2, floor 4700 (9400 executions observed; bound 3 takes
+// 170 000 executions and a minute).
+//
+// W1-W3: the worker blocks in a task while the task that would unblock it
+// waits in a queue (its own deque or the injector, both orders explored):
+// a spare must take it, whether the spare starts before or after the
+// worker goes to sleep or the task is pushed, racing the worker's search
+// and sleep. The spare steals from the blocked worker's deque (no job
+// stranded there), joins the sleep protocol (a push that finds it asleep
+// wakes it), and gives its slot back when the worker returns.
+#[test]
+fn blocked_worker_hands_work_to_spare() {
+    explore("blocked_worker_hands_work_to_spare", 2, 4700, || {
+        let pool = one_worker_one_spare();
+        let gate = Arc::new(Gate::default());
+        let ran = Arc::new(AtomicUsize::new(0));
+        let waiter = {
+            let (gate, ran) = (gate.clone(), ran.clone());
+            pool.submit(move || {
+                block_in_place(|| gate.wait());
+                ran.fetch_add(1, Ordering::Relaxed);
+            })
+        };
+        let opener = gate.clone();
+        pool.spawn(move || opener.open());
+        waiter.join().unwrap();
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 1);
+    });
+}
+
+// Preemption bound 3, floor 10500 (21108 executions observed).
+//
+// W3, W4, X2: the blocked worker returns while the pool shuts down: the
+// spare retires (and parks, until the shutdown ends its wait) or leaves
+// with the workers, and a task queued while all this happens still runs
+// before the drop returns. A spare parked with no wake-up, or leaving as
+// the last member with the task queued, hangs the drop or loses the task.
+#[test]
+fn return_races_shutdown() {
+    explore("return_races_shutdown", 3, 10500, || {
+        let pool = one_worker_one_spare();
+        let gate = Arc::new(Gate::default());
+        let ran = Arc::new(AtomicUsize::new(0));
+        {
+            let (gate, ran) = (gate.clone(), ran.clone());
+            pool.spawn(move || {
+                block_in_place(|| gate.wait());
+                ran.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        let late = ran.clone();
+        pool.spawn(move || {
+            late.fetch_add(1, Ordering::Relaxed);
+        });
+        gate.open();
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 2);
+    });
+}

@@ -1,0 +1,335 @@
+//! `block_in_place`: a task about to block brings a spare thread in to run
+//! the pool's other work meanwhile (compensation).
+//!
+//! A pool has slots beyond its workers' (`Builder::max_blocking_threads`),
+//! each with deques of its own, in every array the workers' slots are in.
+//! A worker entering `block_in_place` counts itself *blocked*; while fewer
+//! spares hold a slot than threads are blocked, it hands a free slot to a
+//! parked spare thread or starts one (W1). The spare runs jobs as a worker
+//! does and joins the sleep protocol as one more member (W2); at each job
+//! boundary it checks whether it is still needed and gives its slot back
+//! once its deques are empty (W3). A parked spare waits for a slot, or
+//! for the pool's shutdown, or a timeout, then exits (W4).
+//!
+//! The blocked thread keeps its own slot all along: the frames above the
+//! call (a `join` waiting for its second half, a `scope`) still use its
+//! deques after `f` returns, so they are never handed over; while it
+//! blocks, its jobs are stolen like any busy worker's (F4 for its pending
+//! `join` halves). Proof: `proofs/blocking.md`.
+
+use super::registry::Registry;
+use super::worker::{Deques, WorkerThread};
+use crate::sync::{thread, Arc, Condvar, Mutex, MutexGuard};
+
+/// How long a parked spare waits for a slot before its thread exits.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A spare slot: its index in the pool's per-slot arrays, and its deques.
+pub(crate) struct Slot {
+    index: usize,
+    deques: Deques,
+}
+
+impl Slot {
+    pub(crate) fn new(index: usize, deques: Deques) -> Slot {
+        Slot { index, deques }
+    }
+}
+
+/// The spare threads of a pool and their slots (W1-W4): all under one lock.
+pub(crate) struct Spares {
+    state: Mutex<State>,
+    /// Parked spare threads wait here for a slot or the shutdown.
+    parked: Condvar,
+    stack_size: Option<usize>,
+}
+
+struct State {
+    /// Threads of the pool inside `block_in_place` (W1).
+    blocked: usize,
+    /// Spare threads holding a slot (W1).
+    active: usize,
+    /// Slots no thread holds.
+    free: Vec<Slot>,
+    /// Slots handed to parked threads and not yet taken.
+    handed: Vec<Slot>,
+    /// Spare threads parked (waiting for a slot).
+    parked: usize,
+    /// Set by the shutdown: no spare starts, parked ones exit (W4).
+    closed: bool,
+    /// Every spare thread started, for the shutdown to join.
+    threads: Vec<thread::JoinHandle<()>>,
+    counts: SpareCounts,
+}
+
+/// What `Stats` reports of the spares.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct SpareCounts {
+    /// Slots handed to a spare thread (started or woken).
+    pub(crate) activations: u64,
+    /// `block_in_place` calls on a worker that found no free slot.
+    pub(crate) uncompensated: u64,
+}
+
+impl Spares {
+    pub(crate) fn new(slots: Vec<Slot>, stack_size: Option<usize>) -> Spares {
+        Spares {
+            state: Mutex::new(State {
+                blocked: 0,
+                active: 0,
+                free: slots,
+                handed: Vec::new(),
+                parked: 0,
+                closed: false,
+                threads: Vec::new(),
+                counts: SpareCounts::default(),
+            }),
+            parked: Condvar::new(),
+            stack_size,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Nothing panics while holding this lock; recover anyway.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn counts(&self) -> SpareCounts {
+        self.lock().counts
+    }
+
+    /// W1: the current thread, a thread of `registry`'s pool, is about to
+    /// block. If fewer spares hold a slot than threads block, a free slot
+    /// goes to a parked spare or a new one; with none free, the call just
+    /// blocks (counted).
+    fn enter(&self, registry: &Arc<Registry>) {
+        let mut state = self.lock();
+        state.blocked += 1;
+        if state.closed || state.active >= state.blocked {
+            return;
+        }
+        #[cfg(stealpool_bug = "no_spare")]
+        return;
+        #[cfg_attr(stealpool_bug = "no_spare", allow(unreachable_code))]
+        let Some(slot) = state.free.pop() else {
+            state.counts.uncompensated += 1;
+            return;
+        };
+        // W2: a member before it runs, so the last member to leave cannot
+        // miss what it pushes. This thread is a member: it cannot fail
+        // here, short of a misuse that `join_member` reports.
+        if !registry.sleep.join_member() {
+            state.free.push(slot);
+            return;
+        }
+        state.active += 1;
+        state.counts.activations += 1;
+        if state.parked > state.handed.len() {
+            state.handed.push(slot);
+            self.parked.notify_one();
+            return;
+        }
+        let index = slot.index;
+        let spare_registry = Arc::clone(registry);
+        let mut builder = thread::Builder::new().name(format!("stealpool-spare-{index}"));
+        if let Some(bytes) = self.stack_size {
+            builder = builder.stack_size(bytes);
+        }
+        // The slot travels with the closure; a failed spawn drops the
+        // closure, so the slot is rebuilt from a fresh handle below.
+        let (sender, slot_back) = SlotReturn::new(slot);
+        match builder.spawn(move || spare_thread(spare_registry, sender.take())) {
+            Ok(handle) => state.threads.push(handle),
+            Err(_) => {
+                // Plain blocking, as with no free slot: not a panic.
+                state.active -= 1;
+                state.counts.activations -= 1;
+                state.counts.uncompensated += 1;
+                let left = registry.sleep.leave_member();
+                debug_assert!(left, "the blocking thread is a member");
+                if let Some(slot) = slot_back.take_back() {
+                    state.free.push(slot);
+                }
+            }
+        }
+    }
+
+    /// The thread that entered has returned from its blocking call.
+    fn leave(&self) {
+        self.lock().blocked -= 1;
+    }
+
+    /// W3, at a job boundary of the spare in `worker`: the guard, when
+    /// fewer threads block than spares hold slots, the spare's deques are
+    /// empty and it is not the pool's last member; the spare then gives
+    /// its slot back under this guard.
+    fn retiring(&self, worker: &WorkerThread) -> Option<MutexGuard<'_, State>> {
+        let mut state = self.lock();
+        let surplus = state.active > state.blocked;
+        if surplus && worker.owns_no_work() && worker.registry().sleep.leave_member() {
+            state.active -= 1;
+            return Some(state);
+        }
+        None
+    }
+
+    /// `closed`, read as the `park_unlocked` mutant reads it: in a critical
+    /// section of its own, so it is stale by the time the caller waits.
+    #[cfg(stealpool_bug = "park_unlocked")]
+    fn closed_unlocked(&self) -> bool {
+        self.lock().closed
+    }
+
+    /// W4: shutdown. Parked spares exit; no spare starts from now on.
+    pub(crate) fn close(&self) {
+        let mut state = self.lock();
+        state.closed = true;
+        self.parked.notify_all();
+    }
+
+    /// The spare threads started so far, for the shutdown to join: called
+    /// until it returns none (a spare may start another while it runs).
+    pub(crate) fn take_threads(&self) -> Vec<thread::JoinHandle<()>> {
+        std::mem::take(&mut self.lock().threads)
+    }
+}
+
+/// Hands a slot to a new thread's closure and takes it back if the spawn
+/// failed and dropped the closure unrun.
+/// (A `std` lock: nothing waits on it, so it is no part of any protocol.)
+struct SlotReturn(std::sync::Arc<std::sync::Mutex<Option<Slot>>>);
+
+impl SlotReturn {
+    fn new(slot: Slot) -> (SlotReturn, SlotReturn) {
+        let cell = std::sync::Arc::new(std::sync::Mutex::new(Some(slot)));
+        (SlotReturn(std::sync::Arc::clone(&cell)), SlotReturn(cell))
+    }
+
+    fn take(self) -> Slot {
+        let slot = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+        slot.expect("a spare's slot is taken once")
+    }
+
+    fn take_back(self) -> Option<Slot> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// A spare thread: runs as a worker on its slot until it retires (W3),
+/// parks until it gets another slot, and exits on shutdown or after
+/// `KEEP_ALIVE` parked (W4).
+fn spare_thread(registry: Arc<Registry>, mut slot: Slot) {
+    let spares = &registry.spares;
+    loop {
+        let worker = WorkerThread::new(slot.index, slot.deques, Arc::clone(&registry));
+        let Some((mut state, deques)) = worker.run_spare(|worker| spares.retiring(worker)) else {
+            // The pool shut down and this spare left with the workers (X2).
+            return;
+        };
+        state.free.push(Slot::new(slot.index, deques));
+        state.parked += 1;
+        let next = loop {
+            if let Some(next) = state.handed.pop() {
+                break Some(next);
+            }
+            // `--cfg stealpool_bug="park_unlocked"` reads `closed` before
+            // it locks: the shutdown's notification may come between the
+            // read and the wait, and the drop waits for this thread forever
+            // (the mistake W4 rules out).
+            #[cfg(stealpool_bug = "park_unlocked")]
+            let closed = {
+                drop(state);
+                let closed = spares.closed_unlocked();
+                state = spares.lock();
+                closed
+            };
+            #[cfg(not(stealpool_bug = "park_unlocked"))]
+            let closed = state.closed;
+            if closed {
+                break None;
+            }
+            let timed_out;
+            (state, timed_out) = wait(&spares.parked, state);
+            if timed_out && state.handed.is_empty() {
+                break None;
+            }
+        };
+        state.parked -= 1;
+        match next {
+            Some(next) => slot = next,
+            None => return,
+        }
+    }
+}
+
+/// Waits on `parked` up to `KEEP_ALIVE` (with no timeout under the model
+/// checkers, where the shutdown ends every wait). Returns whether it
+/// timed out.
+fn wait<'a>(parked: &Condvar, state: MutexGuard<'a, State>) -> (MutexGuard<'a, State>, bool) {
+    #[cfg(not(any(feature = "loom", feature = "shuttle")))]
+    {
+        let (state, timeout) = parked
+            .wait_timeout(state, KEEP_ALIVE)
+            .unwrap_or_else(|e| e.into_inner());
+        (state, timeout.timed_out())
+    }
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    {
+        (parked.wait(state).unwrap_or_else(|e| e.into_inner()), false)
+    }
+}
+
+/// Runs `f`, which may block (on I/O, a lock, a channel), without taking
+/// a worker's share of the pool's compute with it.
+///
+/// On a worker thread of a pool, a spare thread first takes up the pool's
+/// other work for as long as `f` runs, so the pool keeps as many threads
+/// running tasks as it has workers; when `f` returns, the spare gives its
+/// place back at its next job boundary. Spares are started on demand, at
+/// most [`Builder::max_blocking_threads`](crate::Builder::max_blocking_threads)
+/// at once; with that many already standing in, `f` just blocks its worker
+/// (never a panic, never a deadlock that plain blocking would not have).
+/// A spare with nothing to stand in for waits for the next blocking call,
+/// and exits after 10 seconds without one.
+///
+/// Outside every pool, and inside a `block_in_place` already, it just
+/// calls `f`. `join`, `scope` and handles work inside `f` as anywhere on
+/// a worker.
+///
+/// ```
+/// use std::sync::mpsc;
+/// use std::time::Duration;
+///
+/// let pool = stealpool::ThreadPool::new(1);
+/// let (sender, receiver) = mpsc::channel();
+/// // The only worker blocks until the other task sends: without
+/// // `block_in_place`, that task could never run.
+/// let waiter = pool.submit(move || {
+///     stealpool::block_in_place(|| receiver.recv_timeout(Duration::from_secs(60)))
+/// });
+/// pool.spawn(move || sender.send(42).unwrap());
+/// assert_eq!(waiter.join().unwrap(), Ok(42));
+/// assert!(pool.stats().spare_threads_started >= 1);
+/// ```
+pub fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
+    // SAFETY: the thread-local pointer is null or this thread's worker.
+    let Some(worker) = (unsafe { WorkerThread::current().as_ref() }) else {
+        return f();
+    };
+    if worker.start_blocking() {
+        return f();
+    }
+    let registry = worker.registry_arc();
+    registry.spares.enter(registry);
+    /// Leaves on every way out of `f`, a panic included.
+    struct Leave<'a>(&'a WorkerThread);
+    impl Drop for Leave<'_> {
+        fn drop(&mut self) {
+            self.0.registry().spares.leave();
+            self.0.stop_blocking();
+        }
+    }
+    let _leave = Leave(worker);
+    f()
+}
