@@ -108,3 +108,66 @@ fn return_races_shutdown() {
         assert_eq!(ran.load(Ordering::Relaxed), 2);
     });
 }
+
+// Preemption bound 3, floor 12000 (24472 executions observed).
+//
+// W1, W2 during the drain: the pool is dropped right after a task that
+// blocks and the task it waits for are queued. The drain must still bring
+// a spare in (shutdown or not), and a spare must not leave with the
+// workers while a thread it stands in for blocks: the task that unblocks
+// it may be in that thread's deque, or on its way there from the injector.
+// Both mistakes were in a first version; shuttle `one_slot_taken_and_given_back`
+// found them.
+#[test]
+fn blocked_during_drain() {
+    explore("blocked_during_drain", 3, 12000, || {
+        let pool = one_worker_one_spare();
+        let gate = Arc::new(Gate::default());
+        let ran = Arc::new(AtomicUsize::new(0));
+        {
+            let (gate, ran) = (gate.clone(), ran.clone());
+            pool.spawn(move || {
+                block_in_place(|| gate.wait());
+                ran.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        pool.spawn(move || gate.open());
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 1);
+    });
+}
+
+// Preemption bound 2, floor 6600 (13214 executions observed).
+//
+// W2 at shutdown: the blocked thread makes work after the shutdown began
+// (a continuation on a finished task, pushed where the pool's members find
+// it, X2) and waits for it. Its spare saw no work and the pool
+// terminating, and must still not leave: it sleeps until the work comes.
+// Four threads: the caller, the worker, the spare, and the thread that
+// lets the blocked task go on at any point of the shutdown.
+#[test]
+fn work_made_while_blocked_after_shutdown() {
+    explore("work_made_while_blocked_after_shutdown", 2, 6600, || {
+        let pool = one_worker_one_spare();
+        let finished = pool.submit(|| ());
+        pool.wait_all();
+        let (go_on, done) = (Arc::new(Gate::default()), Arc::new(Gate::default()));
+        let ran = Arc::new(AtomicUsize::new(0));
+        {
+            let (go_on, done, ran) = (go_on.clone(), done.clone(), ran.clone());
+            pool.spawn(move || {
+                block_in_place(move || {
+                    go_on.wait();
+                    let opener = done.clone();
+                    let _next = finished.then(move |()| opener.open());
+                    done.wait();
+                });
+                ran.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        let opener = loom::thread::spawn(move || go_on.open());
+        drop(pool);
+        opener.join().unwrap();
+        assert_eq!(ran.load(Ordering::Relaxed), 1);
+    });
+}

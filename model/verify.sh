@@ -156,6 +156,15 @@ step_miri() {
             cargo +nightly miri test --test pool_continuation &&
             MIRIFLAGS='-Zmiri-tree-borrows -Zmiri-many-seeds=0..$((MIRI_POOL_SEEDS / 4))' CARGO_TARGET_DIR=target/miri \
             cargo +nightly miri test --test pool_continuation"
+    # block_in_place (tests/pool_blocking.rs): spare threads taking slots
+    # and giving them back, the current-worker pointer set and cleared on
+    # a spare's stack, panics in `f`, the drop while a task blocks; a
+    # quarter of the pool's seeds under each aliasing model.
+    run miri_blocking 1500 "block_in_place: UB, races, leaks" "Miri SB+TB, $((MIRI_POOL_SEEDS / 4)) seeds each" -- \
+        bash -c "MIRIFLAGS='-Zmiri-many-seeds=0..$((MIRI_POOL_SEEDS / 4))' CARGO_TARGET_DIR=target/miri \
+            cargo +nightly miri test --test pool_blocking &&
+            MIRIFLAGS='-Zmiri-tree-borrows -Zmiri-many-seeds=0..$((MIRI_POOL_SEEDS / 4))' CARGO_TARGET_DIR=target/miri \
+            cargo +nightly miri test --test pool_blocking"
     # The injector's queue and the pool's outside submissions through it
     # (tests/injector_queue.rs): races on the links, the exposed provenance
     # of a batch's older jobs, leaks; a quarter of the deque's seeds under

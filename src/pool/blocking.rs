@@ -6,10 +6,14 @@
 //! A worker entering `block_in_place` counts itself *blocked*; while fewer
 //! spares hold a slot than threads are blocked, it hands a free slot to a
 //! parked spare thread or starts one (W1). The spare runs jobs as a worker
-//! does and joins the sleep protocol as one more member (W2); at each job
-//! boundary it checks whether it is still needed and gives its slot back
-//! once its deques are empty (W3). A parked spare waits for a slot, or
-//! for the pool's shutdown, or a timeout, then exits (W4).
+//! does and joins the sleep protocol as one more member; out of work, it
+//! leaves the protocol when no longer needed, and only then, even at
+//! shutdown (W2). At a job boundary it gives its slot back if no longer
+//! needed and its deques are empty (W3). A spare without a slot parks
+//! until it gets one, or the pool shuts down, or a timeout (W4). The
+//! counts of blocked threads and active spares are under the sleep lock,
+//! where a spare decides to leave; slots and threads under the `Spares`
+//! mutex, taken first.
 //!
 //! The blocked thread keeps its own slot all along: the frames above the
 //! call (a `join` waiting for its second half, a `scope`) still use its
@@ -18,6 +22,7 @@
 //! `join` halves). Proof: `proofs/blocking.md`.
 
 use super::registry::Registry;
+use super::sleep::Compensation;
 use super::worker::{Deques, WorkerThread};
 use crate::sync::{thread, Arc, Condvar, Mutex, MutexGuard};
 
@@ -42,21 +47,25 @@ pub(crate) struct Spares {
     state: Mutex<State>,
     /// Parked spare threads wait here for a slot or the shutdown.
     parked: Condvar,
+    /// How many spare slots the pool has.
+    slots: usize,
     stack_size: Option<usize>,
 }
 
+/// The slots and threads; the counts of blocked threads and active spares
+/// are under the sleep lock, where the spares' decision to leave is made
+/// (W1, W2).
 struct State {
-    /// Threads of the pool inside `block_in_place` (W1).
-    blocked: usize,
-    /// Spare threads holding a slot (W1).
-    active: usize,
     /// Slots no thread holds.
     free: Vec<Slot>,
     /// Slots handed to parked threads and not yet taken.
     handed: Vec<Slot>,
     /// Spare threads parked (waiting for a slot).
     parked: usize,
-    /// Set by the shutdown: no spare starts, parked ones exit (W4).
+    /// Spares counted active by `enter` whose slot is still on its way
+    /// back from a spare that left (W3): that spare runs it again.
+    reclaims: usize,
+    /// Set by the shutdown: parked spares exit (W4).
     closed: bool,
     /// Every spare thread started, for the shutdown to join.
     threads: Vec<thread::JoinHandle<()>>,
@@ -75,12 +84,12 @@ pub(crate) struct SpareCounts {
 impl Spares {
     pub(crate) fn new(slots: Vec<Slot>, stack_size: Option<usize>) -> Spares {
         Spares {
+            slots: slots.len(),
             state: Mutex::new(State {
-                blocked: 0,
-                active: 0,
                 free: slots,
                 handed: Vec::new(),
                 parked: 0,
+                reclaims: 0,
                 closed: false,
                 threads: Vec::new(),
                 counts: SpareCounts::default(),
@@ -105,26 +114,31 @@ impl Spares {
     /// blocks (counted).
     fn enter(&self, registry: &Arc<Registry>) {
         let mut state = self.lock();
-        state.blocked += 1;
-        if state.closed || state.active >= state.blocked {
-            return;
+        // Even after the shutdown began: the drain runs every queued task,
+        // and those may block too (W1). `--cfg
+        // stealpool_bug="drain_uncompensated"` brings no spare in once the
+        // pool terminates (a first version's mistake).
+        let slots = if cfg!(stealpool_bug = "drain_uncompensated") && registry.is_terminating() {
+            0
+        } else {
+            self.slots
+        };
+        match registry.sleep.block(slots) {
+            Compensation::Enough => return,
+            Compensation::NoSlot => {
+                state.counts.uncompensated += 1;
+                return;
+            }
+            Compensation::Spare => {}
         }
-        #[cfg(stealpool_bug = "no_spare")]
-        return;
-        #[cfg_attr(stealpool_bug = "no_spare", allow(unreachable_code))]
+        state.counts.activations += 1;
+        // W3: no slot free although fewer spares are active than slots: a
+        // spare has just left and is on its way to give its slot back; it
+        // takes up the slot again instead (`spare_thread`).
         let Some(slot) = state.free.pop() else {
-            state.counts.uncompensated += 1;
+            state.reclaims += 1;
             return;
         };
-        // W2: a member before it runs, so the last member to leave cannot
-        // miss what it pushes. This thread is a member: it cannot fail
-        // here, short of a misuse that `join_member` reports.
-        if !registry.sleep.join_member() {
-            state.free.push(slot);
-            return;
-        }
-        state.active += 1;
-        state.counts.activations += 1;
         if state.parked > state.handed.len() {
             state.handed.push(slot);
             self.parked.notify_one();
@@ -137,17 +151,15 @@ impl Spares {
             builder = builder.stack_size(bytes);
         }
         // The slot travels with the closure; a failed spawn drops the
-        // closure, so the slot is rebuilt from a fresh handle below.
+        // closure unrun, and the slot comes back through `slot_back`.
         let (sender, slot_back) = SlotReturn::new(slot);
         match builder.spawn(move || spare_thread(spare_registry, sender.take())) {
             Ok(handle) => state.threads.push(handle),
             Err(_) => {
                 // Plain blocking, as with no free slot: not a panic.
-                state.active -= 1;
+                registry.sleep.spare_failed();
                 state.counts.activations -= 1;
                 state.counts.uncompensated += 1;
-                let left = registry.sleep.leave_member();
-                debug_assert!(left, "the blocking thread is a member");
                 if let Some(slot) = slot_back.take_back() {
                     state.free.push(slot);
                 }
@@ -155,23 +167,13 @@ impl Spares {
         }
     }
 
-    /// The thread that entered has returned from its blocking call.
-    fn leave(&self) {
-        self.lock().blocked -= 1;
-    }
-
-    /// W3, at a job boundary of the spare in `worker`: the guard, when
-    /// fewer threads block than spares hold slots, the spare's deques are
-    /// empty and it is not the pool's last member; the spare then gives
+    /// W3, at a job boundary of the spare in `worker`: the guard, when its
+    /// deques are empty and the sleep protocol lets it go (more spares
+    /// than blocked threads, not the last member); the spare then gives
     /// its slot back under this guard.
     fn retiring(&self, worker: &WorkerThread) -> Option<MutexGuard<'_, State>> {
-        let mut state = self.lock();
-        let surplus = state.active > state.blocked;
-        if surplus && worker.owns_no_work() && worker.registry().sleep.leave_member() {
-            state.active -= 1;
-            return Some(state);
-        }
-        None
+        let state = self.lock();
+        (worker.owns_no_work() && worker.registry().sleep.retire_spare()).then_some(state)
     }
 
     /// `closed`, read as the `park_unlocked` mutant reads it: in a critical
@@ -181,7 +183,8 @@ impl Spares {
         self.lock().closed
     }
 
-    /// W4: shutdown. Parked spares exit; no spare starts from now on.
+    /// W4: shutdown. Parked spares exit; a spare started during the drain
+    /// exits with the workers.
     pub(crate) fn close(&self) {
         let mut state = self.lock();
         state.closed = true;
@@ -222,12 +225,20 @@ impl SlotReturn {
 fn spare_thread(registry: Arc<Registry>, mut slot: Slot) {
     let spares = &registry.spares;
     loop {
-        let worker = WorkerThread::new(slot.index, slot.deques, Arc::clone(&registry));
-        let Some((mut state, deques)) = worker.run_spare(|worker| spares.retiring(worker)) else {
-            // The pool shut down and this spare left with the workers (X2).
-            return;
-        };
-        state.free.push(Slot::new(slot.index, deques));
+        let index = slot.index;
+        let worker = WorkerThread::new(index, slot.deques, Arc::clone(&registry));
+        let (retired, deques) = worker.run_spare(|worker| spares.retiring(worker));
+        // Retired at a job boundary (W3), or left the sleep protocol idle,
+        // no longer needed or at shutdown (W2): either way no longer a
+        // member, and the slot is free again.
+        let mut state = retired.unwrap_or_else(|| spares.lock());
+        if state.reclaims > 0 {
+            // W3: counted active again while on its way here.
+            state.reclaims -= 1;
+            slot = Slot::new(index, deques);
+            continue;
+        }
+        state.free.push(Slot::new(index, deques));
         state.parked += 1;
         let next = loop {
             if let Some(next) = state.handed.pop() {
@@ -297,6 +308,13 @@ fn wait<'a>(parked: &Condvar, state: MutexGuard<'a, State>) -> (MutexGuard<'a, S
 /// calls `f`. `join`, `scope` and handles work inside `f` as anywhere on
 /// a worker.
 ///
+/// What a spare cannot help with: a task that waits (in `join`, `scope`,
+/// `JoinHandle::join`) runs other tasks on its own stack meanwhile, and a
+/// task that blocks there waiting for the one below it, which cannot go on
+/// until the blocked one returns, waits forever, spare or not. Block on
+/// work of the pool with `JoinHandle::join` or `then`, which never block a
+/// worker, and keep `block_in_place` for waits outside the pool.
+///
 /// ```
 /// use std::sync::mpsc;
 /// use std::time::Duration;
@@ -326,7 +344,7 @@ pub fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
     struct Leave<'a>(&'a WorkerThread);
     impl Drop for Leave<'_> {
         fn drop(&mut self) {
-            self.0.registry().spares.leave();
+            self.0.registry().sleep.unblock();
             self.0.stop_blocking();
         }
     }

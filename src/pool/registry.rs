@@ -303,7 +303,7 @@ impl Registry {
     pub(crate) fn terminate(&self) {
         self.terminating.store(true, TERMINATE_STORE);
         self.sleep.wake_all();
-        // W4: parked spare threads exit; no spare starts from now on.
+        // W4: parked spare threads exit.
         self.spares.close();
     }
 

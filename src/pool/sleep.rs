@@ -44,16 +44,60 @@ pub(crate) enum Wake {
     Exit,
 }
 
+/// What [`Sleep::block`] decided.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Compensation {
+    /// As many spares hold slots as threads block.
+    Enough,
+    /// A spare is needed and every slot is taken: the caller just blocks.
+    NoSlot,
+    /// A spare is to come in, counted active and a member already.
+    Spare,
+}
+
+/// What the sleep lock guards.
+struct Locked {
+    /// `asleep[i]`: slot `i`'s thread is registered as sleeping and nobody
+    /// has woken it yet.
+    asleep: Vec<bool>,
+    /// Threads inside `block_in_place` (W1).
+    blocked: usize,
+    /// Spare threads holding a slot (W1).
+    active: usize,
+}
+
+impl Locked {
+    /// W1: a thread blocks and fewer spares stand in than threads block.
+    fn spare_needed(&self) -> bool {
+        self.active < self.blocked
+    }
+}
+
+impl std::ops::Deref for Locked {
+    type Target = Vec<bool>;
+    fn deref(&self) -> &Vec<bool> {
+        &self.asleep
+    }
+}
+
+impl std::ops::DerefMut for Locked {
+    fn deref_mut(&mut self) -> &mut Vec<bool> {
+        &mut self.asleep
+    }
+}
+
 pub(crate) struct Sleep {
     /// Searching count in the low 16 bits, sleeping count above.
     counters: AtomicUsize,
     /// `asleep[i]`: worker `i` is registered as sleeping and nobody has woken
-    /// it yet.
-    asleep: Mutex<Vec<bool>>,
+    /// it yet; and the counts of `block_in_place` (W1).
+    asleep: Mutex<Locked>,
     /// One per worker, so a wake-up wakes exactly the chosen worker.
     wakers: Box<[Condvar]>,
     /// At most this many workers search at once.
     max_searching: usize,
+    /// Slots `workers..` are spare threads' (W1).
+    workers: usize,
     /// Threads that may still run a job: the workers that have not left
     /// for good, and the spare threads holding a slot (X2, W2). Changed
     /// and read only under the sleep lock.
@@ -67,14 +111,19 @@ impl Sleep {
     pub(crate) fn new(slots: usize, workers: usize) -> Self {
         Sleep {
             counters: AtomicUsize::new(0),
-            asleep: Mutex::new(vec![false; slots]),
+            asleep: Mutex::new(Locked {
+                asleep: vec![false; slots],
+                blocked: 0,
+                active: 0,
+            }),
+            workers,
             wakers: (0..slots).map(|_| Condvar::new()).collect(),
             max_searching: workers.div_ceil(2),
             members: AtomicUsize::new(workers),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Vec<bool>> {
+    fn lock(&self) -> MutexGuard<'_, Locked> {
         // Nothing panics while holding this lock; recover anyway.
         self.asleep.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -217,12 +266,29 @@ impl Sleep {
             }
             return Wake::Searching;
         }
-        if latch.is_none() && terminating() {
+        // W2: a worker leaves at shutdown; a spare leaves when more spares
+        // hold slots than threads block, shutdown or not (it parks, W4),
+        // and otherwise sleeps, even at shutdown: a blocked thread may
+        // still push work, or be about to. It is woken by that work or by
+        // the blocked thread's return (`unblock`).
+        // `--cfg stealpool_bug="spare_leaves_at_shutdown"` lets a needed
+        // spare leave with the workers: a thread still blocked is then
+        // alone with the work it waits for (the mistake W2 rules out).
+        let leave = if index < self.workers {
+            terminating()
+        } else {
+            asleep.active > asleep.blocked
+                || (cfg!(stealpool_bug = "spare_leaves_at_shutdown") && terminating())
+        };
+        if latch.is_none() && leave {
             asleep[index] = false;
             // S1: leave the pool: no longer sleeping, not searching.
             self.counters.fetch_sub(ONE_SLEEPING, COUNTERS_RMW);
             // X2: relaxed, under the lock, after this worker's last check.
             self.members.fetch_sub(1, RELAXED);
+            if index >= self.workers {
+                asleep.active -= 1;
+            }
             return Wake::Exit;
         }
         while asleep[index] {
@@ -256,29 +322,62 @@ impl Sleep {
         true
     }
 
-    /// A spare thread is about to run with a slot (W2): it counts as a
-    /// member until it leaves. `false` if every member has left already
-    /// (the spare must then not start: nothing would stop it).
-    pub(crate) fn join_member(&self) -> bool {
-        let _asleep = self.lock();
+    /// W1, W2: a thread of the pool enters `block_in_place`. Returns
+    /// whether a spare is to come in: fewer spares hold a slot than threads
+    /// block, fewer than `slots`, and a member remains (the caller is
+    /// one). The spare is then counted active and a member before it
+    /// runs, so the last member to leave cannot miss what it pushes.
+    pub(crate) fn block(&self, slots: usize) -> Compensation {
+        let mut locked = self.lock();
+        locked.blocked += 1;
+        // `--cfg stealpool_bug="no_spare"`: no spare ever comes in (the
+        // compensation W1 provides).
+        if cfg!(stealpool_bug = "no_spare") || !locked.spare_needed() {
+            return Compensation::Enough;
+        }
         // W2: relaxed; only changed under this lock.
-        if self.members.load(RELAXED) == 0 {
-            return false;
+        if locked.active == slots || self.members.load(RELAXED) == 0 {
+            return Compensation::NoSlot;
         }
         self.members.fetch_add(1, RELAXED);
-        true
+        locked.active += 1;
+        Compensation::Spare
     }
 
-    /// A spare thread gives its slot back (W2), unless it is the last
-    /// member: then it stays (`false`), and leaves as a worker does, after
-    /// a last look for work under this lock (X2).
-    pub(crate) fn leave_member(&self) -> bool {
-        let _asleep = self.lock();
+    /// W1: the spare `block` brought in could not start (no thread to
+    /// start): undoes its counts.
+    pub(crate) fn spare_failed(&self) {
+        let mut locked = self.lock();
+        locked.active -= 1;
         // W2: relaxed; only changed under this lock.
-        if self.members.load(RELAXED) == 1 {
+        self.members.fetch_sub(1, RELAXED);
+    }
+
+    /// W1: a thread leaves `block_in_place`. A spare asleep that is no
+    /// longer needed is woken, so that at shutdown it can leave (W2).
+    pub(crate) fn unblock(&self) {
+        let mut locked = self.lock();
+        locked.blocked -= 1;
+        if locked.active > locked.blocked {
+            let spare = (self.workers..locked.len()).find(|&index| locked[index]);
+            if let Some(index) = spare {
+                self.wake_locked(&mut locked, index);
+            }
+        }
+    }
+
+    /// W3: a spare at a job boundary, with its deques empty, gives its slot
+    /// back if more spares hold slots than threads block, unless it is the
+    /// last member (then it stays, and leaves as a worker does, after a
+    /// last look for work under this lock, X2). Returns whether it did.
+    pub(crate) fn retire_spare(&self) -> bool {
+        let mut locked = self.lock();
+        // W2: relaxed; only changed under this lock.
+        if locked.active <= locked.blocked || self.members.load(RELAXED) == 1 {
             return false;
         }
         self.members.fetch_sub(1, RELAXED);
+        locked.active -= 1;
         true
     }
 

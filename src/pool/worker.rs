@@ -147,11 +147,12 @@ impl WorkerThread {
     /// The body of a spare thread holding slot `self.index` (W3): runs jobs
     /// as a worker does, and at each job boundary asks `retire`, which
     /// returns a guard when the spare is to give its slot back. Returns
-    /// that guard and the slot's deques, or `None` when the pool shut down.
+    /// that guard, or `None` when the spare left the sleep protocol (W2),
+    /// and the slot's deques.
     pub(crate) fn run_spare<G>(
         self,
         mut retire: impl FnMut(&WorkerThread) -> Option<G>,
-    ) -> Option<(G, Deques)> {
+    ) -> (Option<G>, Deques) {
         CURRENT.with(|current| current.set(&self));
         let retired = loop {
             if let Some(guard) = retire(&self) {
@@ -162,7 +163,7 @@ impl WorkerThread {
             }
         };
         CURRENT.with(|current| current.set(ptr::null()));
-        retired.map(|guard| (guard, (self.local, self.joins, self.levels)))
+        (retired, (self.local, self.joins, self.levels))
     }
 
     /// Whether none of this worker's own deques holds a job. Exact for the
