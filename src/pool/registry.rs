@@ -59,7 +59,7 @@ pub(crate) struct Registry {
     pub(crate) placement: Placement,
     /// Slots `0..workers` are the workers'; the rest, spare threads' (W1).
     workers: usize,
-    /// Spare threads standing in for tasks inside `block_in_place` (W1-W5).
+    /// Spare threads standing in for tasks inside `block_in_place` (W1-W4).
     pub(crate) spares: Spares,
 }
 

@@ -1,0 +1,187 @@
+//! Compute throughput while half the tasks block: `block_in_place` against
+//! plain blocking, rayon, and blocking work moved to threads of its own.
+//!
+//! ```sh
+//! cargo run --release --example blocking
+//! cargo run --release --example blocking -- --threads 2 --tasks 40 --sleep-ms 20 --work-ms 10 --rounds 5
+//! ```
+//!
+//! A mix of `--tasks` compute tasks (about `--work-ms` of CPU each) and as
+//! many blocking tasks (a sleep of `--sleep-ms`, standing for I/O), queued
+//! alternately from outside on a pool of `--threads` workers. What is
+//! measured is the compute makespan: from the first submission to the end
+//! of the last compute task, best of `--rounds`; its inverse is the compute
+//! throughput. The rows:
+//!
+//! * **compute only**: the compute tasks alone, the reference;
+//! * **`block_in_place`**: each blocking task sleeps inside
+//!   `stealpool::block_in_place`, so a spare thread takes up the compute
+//!   while it sleeps;
+//! * **plain blocking**: the same sleep without it: the sleeping task holds
+//!   its worker;
+//! * **rayon, plain blocking**: the same mix on a rayon pool (rayon has no
+//!   `block_in_place`);
+//! * **blocking threads**: the pool runs only the compute; each blocking
+//!   task runs on a thread of its own, started for it (tokio's
+//!   `spawn_blocking` style, with `std` threads: tokio is not a dependency).
+//!
+//! Each row's throughput is given relative to the compute-only run of the
+//! same pool kind, measured in the same process.
+
+#[path = "common/cli.rs"]
+mod cli;
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+use stealpool::{block_in_place, ThreadPool};
+
+/// Iterations of `spin` per millisecond, measured once.
+fn calibrate() -> u64 {
+    let start = Instant::now();
+    let mut iterations = 0u64;
+    while start.elapsed() < Duration::from_millis(50) {
+        spin(10_000);
+        iterations += 10_000;
+    }
+    iterations / 50
+}
+
+/// CPU work that the optimizer cannot remove.
+fn spin(iterations: u64) -> u64 {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..iterations {
+        x = black_box(x ^ (x << 13) ^ (x >> 7) ^ (x << 17));
+    }
+    x
+}
+
+#[derive(Clone, Copy)]
+struct Mix {
+    tasks: usize,
+    work: u64,
+    sleep: Duration,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Blocking {
+    None,
+    InPlace,
+    Plain,
+    OwnThread,
+}
+
+/// How the tasks are queued: on a stealpool or a rayon pool.
+trait Pool {
+    fn spawn(&self, task: Box<dyn FnOnce() + Send>);
+}
+
+impl Pool for ThreadPool {
+    fn spawn(&self, task: Box<dyn FnOnce() + Send>) {
+        ThreadPool::spawn(self, task);
+    }
+}
+
+impl Pool for rayon::ThreadPool {
+    fn spawn(&self, task: Box<dyn FnOnce() + Send>) {
+        rayon::ThreadPool::spawn(self, task);
+    }
+}
+
+/// One round: the compute makespan, after every task (blocking ones too)
+/// has finished.
+fn round(pool: &dyn Pool, mix: Mix, blocking: Blocking) -> Duration {
+    let start = Instant::now();
+    let last_compute = Arc::new(AtomicU64::new(0));
+    let left = Arc::new(AtomicU64::new(0));
+    let mut threads = Vec::new();
+    for _ in 0..mix.tasks {
+        let (last_compute, left_compute) = (last_compute.clone(), left.clone());
+        left.fetch_add(1, Ordering::SeqCst);
+        pool.spawn(Box::new(move || {
+            black_box(spin(mix.work));
+            last_compute.fetch_max(start.elapsed().as_nanos() as u64, Ordering::SeqCst);
+            left_compute.fetch_sub(1, Ordering::SeqCst);
+        }));
+        let sleep = mix.sleep;
+        match blocking {
+            Blocking::None => {}
+            Blocking::InPlace | Blocking::Plain => {
+                let left_blocking = left.clone();
+                left.fetch_add(1, Ordering::SeqCst);
+                pool.spawn(Box::new(move || {
+                    if blocking == Blocking::InPlace {
+                        block_in_place(|| thread::sleep(sleep));
+                    } else {
+                        thread::sleep(sleep);
+                    }
+                    left_blocking.fetch_sub(1, Ordering::SeqCst);
+                }));
+            }
+            Blocking::OwnThread => threads.push(thread::spawn(move || thread::sleep(sleep))),
+        }
+    }
+    while left.load(Ordering::SeqCst) > 0 {
+        thread::sleep(Duration::from_micros(200));
+    }
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    Duration::from_nanos(last_compute.load(Ordering::SeqCst))
+}
+
+fn best(rounds: usize, mut run: impl FnMut() -> Duration) -> Duration {
+    (0..rounds).map(|_| run()).min().unwrap()
+}
+
+fn main() {
+    let threads = cli::threads();
+    let tasks = cli::option("tasks", 40usize);
+    let work_ms = cli::option("work-ms", 10u64);
+    let sleep_ms = cli::option("sleep-ms", 20u64);
+    let rounds = cli::option("rounds", 5usize);
+    let mix = Mix {
+        tasks,
+        work: calibrate() * work_ms,
+        sleep: Duration::from_millis(sleep_ms),
+    };
+    println!(
+        "{threads} workers; {tasks} compute tasks of ~{work_ms} ms and {tasks} blocking tasks of {sleep_ms} ms, \
+         best of {rounds} rounds; compute makespan and compute throughput vs the same pool's compute-only run"
+    );
+    let pool = ThreadPool::new(threads);
+    let rayon = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    // Rounds alternate between the rows, so that load on the machine falls
+    // on all of them alike.
+    let rows: [(&str, &dyn Pool, Blocking); 6] = [
+        ("stealpool, compute only", &pool, Blocking::None),
+        ("stealpool, block_in_place", &pool, Blocking::InPlace),
+        ("stealpool, plain blocking", &pool, Blocking::Plain),
+        ("stealpool, blocking threads", &pool, Blocking::OwnThread),
+        ("rayon, compute only", &rayon, Blocking::None),
+        ("rayon, plain blocking", &rayon, Blocking::Plain),
+    ];
+    let mut times = [Duration::MAX; 6];
+    for _ in 0..rounds {
+        for (time, &(_, pool, blocking)) in times.iter_mut().zip(&rows) {
+            *time = (*time).min(best(1, || round(pool, mix, blocking)));
+        }
+    }
+    println!("| run | compute makespan | compute throughput vs compute only |");
+    println!("| --- | ---: | ---: |");
+    for (i, ((name, ..), time)) in rows.iter().zip(times).enumerate() {
+        let reference = if i < 4 { times[0] } else { times[4] };
+        println!(
+            "| {name} | {:.1} ms | {:.2} |",
+            time.as_secs_f64() * 1e3,
+            reference.as_secs_f64() / time.as_secs_f64()
+        );
+    }
+    let stats = pool.stats();
+    println!(
+        "stealpool: {} spare threads started, {} blocking calls uncompensated, {} tasks run by spares",
+        stats.spare_threads_started, stats.blocking_uncompensated, stats.spares.tasks_executed
+    );
+}
