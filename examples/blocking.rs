@@ -132,10 +132,6 @@ fn round(pool: &dyn Pool, mix: Mix, blocking: Blocking) -> Duration {
     Duration::from_nanos(last_compute.load(Ordering::SeqCst))
 }
 
-fn best(rounds: usize, mut run: impl FnMut() -> Duration) -> Duration {
-    (0..rounds).map(|_| run()).min().unwrap()
-}
-
 fn main() {
     let threads = cli::threads();
     let tasks = cli::option("tasks", 40usize);
@@ -152,7 +148,10 @@ fn main() {
          best of {rounds} rounds; compute makespan and compute throughput vs the same pool's compute-only run"
     );
     let pool = ThreadPool::new(threads);
-    let rayon = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let rayon = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
     // Rounds alternate between the rows, so that load on the machine falls
     // on all of them alike.
     let rows: [(&str, &dyn Pool, Blocking); 6] = [
@@ -166,7 +165,7 @@ fn main() {
     let mut times = [Duration::MAX; 6];
     for _ in 0..rounds {
         for (time, &(_, pool, blocking)) in times.iter_mut().zip(&rows) {
-            *time = (*time).min(best(1, || round(pool, mix, blocking)));
+            *time = (*time).min(round(pool, mix, blocking));
         }
     }
     println!("| run | compute makespan | compute throughput vs compute only |");
