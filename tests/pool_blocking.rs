@@ -214,3 +214,17 @@ fn one_spare_slot_serves_blocking_calls_one_after_another() {
     let stats = pool.stats();
     assert_eq!(stats.blocking_uncompensated, 0, "{stats:?}");
 }
+
+#[test]
+fn a_spare_has_an_index_past_the_workers() {
+    let pool = ThreadPool::builder()
+        .num_threads(1)
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    let (sender, receiver) = mpsc::channel();
+    let waiter = pool.submit(move || block_in_place(|| receiver.recv_timeout(PATIENCE)));
+    // Runs on the spare: the only worker is blocked until it sends.
+    pool.spawn(move || sender.send(stealpool::current_worker_index()).unwrap());
+    assert_eq!(waiter.join().unwrap(), Ok(Some(1)));
+}

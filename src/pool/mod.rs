@@ -474,6 +474,13 @@ impl fmt::Debug for ThreadPool {
 /// The index of the pool worker running on the current thread, or `None`
 /// outside every pool.
 ///
+/// Workers have the indices `0..num_workers()`. A spare thread standing
+/// in for a worker inside [`block_in_place`] has an index of its own, from
+/// `num_workers()` up to `num_workers()` plus
+/// [`Builder::max_blocking_threads`]: no two threads of a pool have the
+/// same index at once, so per-thread state indexed by it needs that many
+/// entries.
+///
 /// ```
 /// let pool = stealpool::ThreadPool::new(2);
 /// assert_eq!(stealpool::current_worker_index(), None);
