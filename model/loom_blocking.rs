@@ -17,7 +17,7 @@ mod loom_run;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::{Arc, Condvar, Mutex};
 use loom_run::explore;
-use stealpool::{block_in_place, ThreadPool};
+use stealpool::{block_in_place, JoinHandle, ThreadPool};
 
 /// A gate one thread waits at until another opens it.
 #[derive(Default)]
@@ -48,6 +48,32 @@ fn one_worker_one_spare() -> ThreadPool {
         .unwrap()
 }
 
+/// A one-worker pool with one spare slot, running a task that blocks at
+/// `gate` inside `block_in_place`, then counts itself in `ran`.
+struct Blocked {
+    pool: ThreadPool,
+    gate: Arc<Gate>,
+    ran: Arc<AtomicUsize>,
+    waiter: JoinHandle<()>,
+}
+
+fn blocked_task() -> Blocked {
+    let pool = one_worker_one_spare();
+    let gate = Arc::new(Gate::default());
+    let ran = Arc::new(AtomicUsize::new(0));
+    let (task_gate, task_ran) = (gate.clone(), ran.clone());
+    let waiter = pool.submit(move || {
+        block_in_place(|| task_gate.wait());
+        task_ran.fetch_add(1, Ordering::Relaxed);
+    });
+    Blocked {
+        pool,
+        gate,
+        ran,
+        waiter,
+    }
+}
+
 // Preemption bound 2, floor 4700 (9400 executions observed; bound 3 takes
 // 170 000 executions and a minute).
 //
@@ -61,16 +87,12 @@ fn one_worker_one_spare() -> ThreadPool {
 #[test]
 fn blocked_worker_hands_work_to_spare() {
     explore("blocked_worker_hands_work_to_spare", 2, 4700, || {
-        let pool = one_worker_one_spare();
-        let gate = Arc::new(Gate::default());
-        let ran = Arc::new(AtomicUsize::new(0));
-        let waiter = {
-            let (gate, ran) = (gate.clone(), ran.clone());
-            pool.submit(move || {
-                block_in_place(|| gate.wait());
-                ran.fetch_add(1, Ordering::Relaxed);
-            })
-        };
+        let Blocked {
+            pool,
+            gate,
+            ran,
+            waiter,
+        } = blocked_task();
         let opener = gate.clone();
         pool.spawn(move || opener.open());
         waiter.join().unwrap();
@@ -89,16 +111,7 @@ fn blocked_worker_hands_work_to_spare() {
 #[test]
 fn return_races_shutdown() {
     explore("return_races_shutdown", 3, 10500, || {
-        let pool = one_worker_one_spare();
-        let gate = Arc::new(Gate::default());
-        let ran = Arc::new(AtomicUsize::new(0));
-        {
-            let (gate, ran) = (gate.clone(), ran.clone());
-            pool.spawn(move || {
-                block_in_place(|| gate.wait());
-                ran.fetch_add(1, Ordering::Relaxed);
-            });
-        }
+        let Blocked { pool, gate, ran, .. } = blocked_task();
         let late = ran.clone();
         pool.spawn(move || {
             late.fetch_add(1, Ordering::Relaxed);
@@ -121,16 +134,7 @@ fn return_races_shutdown() {
 #[test]
 fn blocked_during_drain() {
     explore("blocked_during_drain", 3, 12000, || {
-        let pool = one_worker_one_spare();
-        let gate = Arc::new(Gate::default());
-        let ran = Arc::new(AtomicUsize::new(0));
-        {
-            let (gate, ran) = (gate.clone(), ran.clone());
-            pool.spawn(move || {
-                block_in_place(|| gate.wait());
-                ran.fetch_add(1, Ordering::Relaxed);
-            });
-        }
+        let Blocked { pool, gate, ran, .. } = blocked_task();
         pool.spawn(move || gate.open());
         drop(pool);
         assert_eq!(ran.load(Ordering::Relaxed), 1);

@@ -16,6 +16,14 @@ use stealpool::{block_in_place, ThreadPool};
 /// `recv_timeout` instead of hanging the test.
 const PATIENCE: Duration = Duration::from_secs(60);
 
+fn one_worker_one_spare() -> ThreadPool {
+    ThreadPool::builder()
+        .num_threads(1)
+        .max_blocking_threads(1)
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn outside_a_pool_it_just_calls_f() {
     assert_eq!(block_in_place(|| 7), 7);
@@ -73,11 +81,7 @@ fn beyond_the_cap_a_blocking_call_is_counted_and_just_blocks() {
 
 #[test]
 fn a_nested_call_takes_no_second_spare() {
-    let pool = ThreadPool::builder()
-        .num_threads(1)
-        .max_blocking_threads(1)
-        .build()
-        .unwrap();
+    let pool = one_worker_one_spare();
     let (sender, receiver) = mpsc::channel();
     let waiter = pool.submit(move || block_in_place(|| block_in_place(|| receiver.recv_timeout(PATIENCE))));
     pool.spawn(move || sender.send(1).unwrap());
@@ -105,11 +109,7 @@ fn join_scope_and_handles_work_inside_f() {
 #[test]
 fn a_panic_in_f_reaches_the_caller_and_the_pool_still_compensates() {
     quiet_expected_panics();
-    let pool = ThreadPool::builder()
-        .num_threads(1)
-        .max_blocking_threads(1)
-        .build()
-        .unwrap();
+    let pool = one_worker_one_spare();
     let caught =
         pool.install(|| panic::catch_unwind(AssertUnwindSafe(|| block_in_place(|| panic!("{EXPECTED}")))));
     assert!(caught.is_err());
@@ -200,11 +200,7 @@ fn tasks_run_by_spares_count_in_the_totals() {
 
 #[test]
 fn one_spare_slot_serves_blocking_calls_one_after_another() {
-    let pool = ThreadPool::builder()
-        .num_threads(1)
-        .max_blocking_threads(1)
-        .build()
-        .unwrap();
+    let pool = one_worker_one_spare();
     for round in 0..5 {
         let (sender, receiver) = mpsc::channel();
         let waiter = pool.submit(move || block_in_place(|| receiver.recv_timeout(PATIENCE)));
@@ -217,11 +213,7 @@ fn one_spare_slot_serves_blocking_calls_one_after_another() {
 
 #[test]
 fn a_spare_has_an_index_past_the_workers() {
-    let pool = ThreadPool::builder()
-        .num_threads(1)
-        .max_blocking_threads(1)
-        .build()
-        .unwrap();
+    let pool = one_worker_one_spare();
     let (sender, receiver) = mpsc::channel();
     let waiter = pool.submit(move || block_in_place(|| receiver.recv_timeout(PATIENCE)));
     // Runs on the spare: the only worker is blocked until it sends.

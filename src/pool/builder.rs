@@ -18,6 +18,15 @@ const DEQUE_CAPACITY: usize = 64;
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 const DEQUE_CAPACITY: usize = 2;
 
+/// Spare slots per worker unless `max_blocking_threads` says otherwise.
+/// Under the model checkers none: every slot adds loads to each search for
+/// work, which the models of the rest of the pool would explore for
+/// nothing; the models of `block_in_place` ask for their slots.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+const DEFAULT_SPARES_PER_WORKER: usize = 2;
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+const DEFAULT_SPARES_PER_WORKER: usize = 0;
+
 /// Configures a [`ThreadPool`]; from [`ThreadPool::builder`].
 ///
 /// ```
@@ -212,7 +221,7 @@ impl Builder {
                 )));
             }
             Some(n) => n,
-            None => (2 * num_threads).min(MAX_WORKERS - num_threads),
+            None => (DEFAULT_SPARES_PER_WORKER * num_threads).min(MAX_WORKERS - num_threads),
         };
         let slots = num_threads + spare_slots;
         // M1: before any worker starts, so every worker sees the result.
