@@ -4,6 +4,7 @@
 //! ```sh
 //! cargo run --release --example blocking
 //! cargo run --release --example blocking -- --threads 2 --tasks 40 --sleep-ms 20 --work-ms 10 --rounds 5
+//! cargo run --release --example blocking -- --max-blocking 16   # the cap on spares (default: the pool's)
 //! ```
 //!
 //! A mix of `--tasks` compute tasks (about `--work-ms` of CPU each) and as
@@ -138,6 +139,8 @@ fn main() {
     let work_ms = cli::option("work-ms", 10u64);
     let sleep_ms = cli::option("sleep-ms", 20u64);
     let rounds = cli::option("rounds", 5usize);
+    // 0: the pool's default.
+    let max_blocking = cli::option("max-blocking", 0usize);
     let mix = Mix {
         tasks,
         work: calibrate() * work_ms,
@@ -147,7 +150,11 @@ fn main() {
         "{threads} workers; {tasks} compute tasks of ~{work_ms} ms and {tasks} blocking tasks of {sleep_ms} ms, \
          best of {rounds} rounds; compute makespan and compute throughput vs the same pool's compute-only run"
     );
-    let pool = ThreadPool::new(threads);
+    let mut builder = ThreadPool::builder().num_threads(threads);
+    if max_blocking > 0 {
+        builder = builder.max_blocking_threads(max_blocking);
+    }
+    let pool = builder.build().unwrap();
     let rayon = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
