@@ -263,6 +263,15 @@ fn spare_thread(registry: Arc<Registry>, mut slot: Slot) {
             let timed_out;
             (state, timed_out) = wait(&spares.parked, state);
             if timed_out && state.handed.is_empty() {
+                // W4: idle too long. Its handle is dropped (the thread
+                // detached), so a long-lived pool does not keep one per
+                // spare that ever ran; nothing of the pool runs on this
+                // thread past this critical section.
+                #[cfg(not(any(feature = "loom", feature = "shuttle")))]
+                {
+                    let me = std::thread::current().id();
+                    state.threads.retain(|handle| handle.thread().id() != me);
+                }
                 break None;
             }
         };
