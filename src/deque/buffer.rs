@@ -65,7 +65,11 @@ impl Buffer {
     #[inline]
     fn slot(&self, index: i64) -> &AtomicPtr<()> {
         // Indices are never negative where slots are touched (top <= index).
-        &self.slots[index as usize & self.mask]
+        let slot = index as usize & self.mask;
+        debug_assert!(slot < self.slots.len());
+        // SAFETY: `slots` holds `mask + 1` slots (`try_alloc`, the only
+        // constructor), so a masked index is in bounds.
+        unsafe { self.slots.get_unchecked(slot) }
     }
 
     /// D11: relaxed atomic read of the word at `index`.
