@@ -65,7 +65,11 @@ impl Buffer {
     #[inline]
     fn slot(&self, index: i64) -> &AtomicPtr<()> {
         // Indices are never negative where slots are touched (top <= index).
-        &self.slots[index as usize & self.mask]
+        let slot = index as usize & self.mask;
+        debug_assert!(slot < self.slots.len());
+        // SAFETY: `slots` holds `mask + 1` slots (`try_alloc`, the only
+        // constructor), so a masked index is in bounds.
+        unsafe { self.slots.get_unchecked(slot) }
     }
 
     /// D11: relaxed atomic read of the word at `index`.
@@ -78,6 +82,21 @@ impl Buffer {
     #[inline]
     pub(crate) fn write(&self, index: i64, word: *mut ()) {
         self.slot(index).store(word, SLOT)
+    }
+
+    /// The owner's view of this buffer's slots (its `mask` and first slot),
+    /// which it keeps beside the buffer pointer so that `push` and `pop`
+    /// reach a slot with no load through the buffer.
+    ///
+    /// # Safety
+    ///
+    /// The view is used only while the buffer is live: for a deque's
+    /// buffer, as long as the deque (R1).
+    pub(crate) unsafe fn owner_view(&self) -> OwnerView {
+        OwnerView {
+            mask: self.mask,
+            first: self.slots.as_ptr(),
+        }
     }
 
     /// Frees `buffer` and every buffer it retired.
@@ -93,5 +112,40 @@ impl Buffer {
             let boxed = unsafe { Box::from_raw(buffer) };
             buffer = boxed.prev;
         }
+    }
+}
+
+/// The owner's copy of a live buffer's `mask` and slots (see
+/// [`Buffer::owner_view`]): the same slots, reached in one step.
+#[derive(Clone, Copy)]
+pub(crate) struct OwnerView {
+    mask: usize,
+    first: *const AtomicPtr<()>,
+}
+
+impl OwnerView {
+    pub(crate) fn capacity(self) -> usize {
+        self.mask + 1
+    }
+
+    #[inline]
+    fn slot<'a>(self, index: i64) -> &'a AtomicPtr<()> {
+        // Indices are never negative where slots are touched (top <= index).
+        // SAFETY: the view's buffer is live (`owner_view`'s contract) and
+        // holds `mask + 1` slots from `first`, so the masked index is one
+        // of them.
+        unsafe { &*self.first.add(index as usize & self.mask) }
+    }
+
+    /// D11: relaxed atomic read of the word at `index`, as [`Buffer::read`].
+    #[inline]
+    pub(crate) fn read(self, index: i64) -> *mut () {
+        self.slot(index).load(SLOT)
+    }
+
+    /// D11: relaxed atomic write of the word at `index`, as [`Buffer::write`].
+    #[inline]
+    pub(crate) fn write(self, index: i64, word: *mut ()) {
+        self.slot(index).store(word, SLOT)
     }
 }

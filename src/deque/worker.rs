@@ -1,6 +1,6 @@
 //! The owner's end of the deque: push and pop at the bottom.
 
-use super::buffer::{Buffer, MAX_CAPACITY, SLOT_SIZE};
+use super::buffer::{Buffer, OwnerView, MAX_CAPACITY, SLOT_SIZE};
 use super::ordering::{
     barrier, fence, CAS_FAILURE, OLDEST_CAS, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_LIGHT_BARRIER,
     POP_STORE_BOTTOM, PUBLISH_BUFFER, PUSH_LOAD_TOP, PUSH_STORE_BOTTOM,
@@ -33,6 +33,9 @@ pub struct Worker<T: Element> {
     /// buffer, so it never needs to load the shared pointer. `Cell` also
     /// makes `Worker` `!Sync`.
     buffer: Cell<*mut Buffer>,
+    /// The owner's view of that buffer's slots, replaced with it: `push`
+    /// and `pop` index a slot without loading anything through `buffer`.
+    slots: Cell<OwnerView>,
     /// Whether `pop` runs a light barrier instead of a fence (D15), so
     /// every steal must run the heavy one (D16). Fixed at creation and
     /// copied into every `Stealer`.
@@ -100,10 +103,14 @@ impl<T: Element> Worker<T> {
             )
         });
         let inner = Arc::new(Inner::new(buffer));
-        let buffer = Cell::new(inner.buffer.load(OWNER_LOCAL));
+        let buffer = inner.buffer.load(OWNER_LOCAL);
+        // SAFETY: the buffer lives as long as `inner`, which this `Worker`
+        // holds (R1).
+        let slots = Cell::new(unsafe { (*buffer).owner_view() });
         Worker {
             inner,
-            buffer,
+            buffer: Cell::new(buffer),
+            slots,
             owner_biased: false,
         }
     }
@@ -205,15 +212,13 @@ impl<T: Element> Worker<T> {
         // D1: acquire, so the thief whose CAS moved `top` past a slot has
         // finished reading that slot before we overwrite it below.
         let top = inner.top.load(PUSH_LOAD_TOP);
-        let mut buffer = self.buffer.get();
-        // SAFETY: the current buffer is freed only with `inner`.
-        if bottom - top >= unsafe { (*buffer).capacity() } as i64 {
-            buffer = self.grow(top, bottom);
+        let mut slots = self.slots.get();
+        if bottom - top >= slots.capacity() as i64 {
+            slots = self.grow(top, bottom);
         }
         // D11: relaxed slot write; thieves cannot claim index `bottom` until
         // they see the store of `bottom + 1` below.
-        // SAFETY: as above.
-        unsafe { (*buffer).write(bottom, value.into_word()) };
+        slots.write(bottom, value.into_word());
         // D2: release, publishing the slot to thieves that acquire `bottom`
         // (D7).
         inner.bottom.store(bottom + 1, PUSH_STORE_BOTTOM);
@@ -265,8 +270,7 @@ impl<T: Element> Worker<T> {
             return None;
         }
         // D11: relaxed; we wrote this slot ourselves.
-        // SAFETY: the current buffer is freed only with `inner`.
-        let word = unsafe { (*self.buffer.get()).read(bottom) };
+        let word = self.slots.get().read(bottom);
         if top == bottom {
             // The last element: thieves may be after it too. D4's atomicity
             // decides.
@@ -314,8 +318,7 @@ impl<T: Element> Worker<T> {
             }
             // D11: relaxed; we wrote this slot ourselves, and only we
             // rewrite slots.
-            // SAFETY: the current buffer is freed only with `inner`.
-            let word = unsafe { (*self.buffer.get()).read(top) };
+            let word = self.slots.get().read(top);
             // `--cfg stealpool_bug="oldest_store"`: claim by a plain store,
             // as if the owner's knowledge of `bottom` were enough.
             #[cfg(stealpool_bug = "oldest_store")]
@@ -338,9 +341,9 @@ impl<T: Element> Worker<T> {
     }
 
     /// Replaces a full buffer by one twice as large holding the elements
-    /// `top..bottom`, and returns it.
+    /// `top..bottom`, and returns the owner's view of it.
     #[cold]
-    fn grow(&self, top: i64, bottom: i64) -> *mut Buffer {
+    fn grow(&self, top: i64, bottom: i64) -> OwnerView {
         let old = self.buffer.get();
         // SAFETY: the current buffer is freed only with `inner`.
         let capacity = unsafe { (*old).capacity() };
@@ -363,7 +366,10 @@ impl<T: Element> Worker<T> {
         // for thieves still reading it, and is freed with `inner` (R1).
         self.inner.buffer.store(new, PUBLISH_BUFFER);
         self.buffer.set(new);
-        new
+        // SAFETY: `new` lives as long as `inner` (R1).
+        let slots = unsafe { (*new).owner_view() };
+        self.slots.set(slots);
+        slots
     }
 }
 

@@ -187,13 +187,28 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     /// thief took it) and returns its value. In place: a by-value `self`
     /// costs a copy of the whole job in the caller's frame.
     ///
+    /// The closure is read out of the cell, which is left as it was
+    /// (`Pending`, its closure moved out) rather than marked `Empty`: one
+    /// store less on `join`'s fast path, and no drop glue for the caller
+    /// to run on the way out (J2).
+    ///
     /// # Safety
     ///
-    /// The job was popped back: no thief has it.
+    /// The job was popped back: no thief has it. Afterwards the caller
+    /// neither drops the job (it holds it in a `ManuallyDrop`) nor touches
+    /// its cell again.
+    #[inline]
     pub(crate) unsafe fn run_inline_in_place(&self) -> R {
-        // SAFETY: popped back, so nothing else touches `func`.
-        let func = unsafe { self.take_func() };
-        func.expect("a stack job ran twice")(false)
+        // SAFETY: popped back, so nothing else touches the cell; the
+        // closure is moved out once, and the caller never reads or drops
+        // the cell again, so the moved-out bytes are never used.
+        let func = self.state.with_mut(|state| unsafe {
+            match &*state {
+                JobState::Pending(func) => std::ptr::read(func),
+                _ => unreachable!("a stack job ran twice"),
+            }
+        });
+        func(false)
     }
 
     /// Takes the closure out without running it (`None` if it ran).

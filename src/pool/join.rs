@@ -12,9 +12,13 @@ use super::job::{drop_quietly, JobRef, StackJob};
 use super::latch::WorkerLatch;
 use super::worker::WorkerThread;
 use std::any::Any;
+use std::mem::ManuallyDrop;
 use std::panic::{self, AssertUnwindSafe};
 
-/// `join` on the current worker thread.
+/// `join` on the current worker thread. Always inlined into
+/// `ThreadPool::join`, its only caller, so the whole fast path is one frame
+/// whatever the inliner decides about the user's recursion.
+#[inline(always)]
 pub(crate) fn join_on_worker<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -22,29 +26,34 @@ where
     RA: Send,
     RB: Send,
 {
-    let job_b = StackJob::new(
+    // Never dropped: every way out of this frame has taken what the job's
+    // cell held (its closure run inline or dropped, or its outcome read),
+    // so there is nothing left to drop, and no drop glue on the fast path
+    // (J2).
+    let job_b = ManuallyDrop::new(StackJob::new(
         |_migrated| b(),
         WorkerLatch::new(worker.registry(), worker.index()),
-    );
+    ));
+    let job_b = &*job_b;
     // SAFETY: `job_b` stays in this frame until it has run: we return only
     // after popping it back or seeing its latch set (J1).
     let job_b_ref = unsafe { job_b.as_job_ref() };
-    let job_b_id = &raw const job_b;
+    let job_b_id: *const StackJob<_, _, _> = job_b;
     worker.push_join(job_b_ref);
 
     // `a`'s value lives in registers; its panic goes to a cold path.
     let result_a = match panic::catch_unwind(AssertUnwindSafe(a)) {
         Ok(value) => value,
-        Err(payload) => a_panicked(worker, &job_b, payload),
+        Err(payload) => a_panicked(worker, job_b, payload),
     };
 
     // Take `b` back: the common case, inline. If it is not the newest
     // pending half, it is no longer pending (F2): promoted, taken, or run
     // while this thread helped during `a`. The rest is on a cold path.
     let result_b = match worker.pop_join() {
-        // SAFETY: popped back.
+        // SAFETY: popped back; the job is never dropped nor read again.
         Some(job) if job.is(job_b_id.cast()) => unsafe { job_b.run_inline_in_place() },
-        first => finish_b(worker, &job_b, first),
+        first => finish_b(worker, job_b, first),
     };
     (result_a, result_b)
 }
@@ -64,7 +73,7 @@ where
     let mut next = first.or_else(|| worker.pop_own());
     loop {
         match next {
-            // SAFETY: popped back.
+            // SAFETY: popped back; the job is never dropped nor read again.
             Some(job) if job.is(job_b_id.cast()) => return unsafe { job_b.run_inline_in_place() },
             // Tasks `a` spawned, or older pending halves: run them meanwhile.
             Some(job) => worker.execute(job),
