@@ -152,7 +152,7 @@ fn blockers_wait_for_each_other_and_compute_random() {
     run(
         "shuttle_blocking",
         "blockers_wait_for_each_other_and_compute",
-        Schedule::Random { iterations: 8000 },
+        Schedule::Random { iterations: 5000 },
         blockers_wait_for_each_other_and_compute,
     );
 }
@@ -163,7 +163,7 @@ fn blockers_wait_for_each_other_and_compute_pct() {
         "shuttle_blocking",
         "blockers_wait_for_each_other_and_compute",
         Schedule::Pct {
-            iterations: 8000,
+            iterations: 5000,
             depth: 3,
         },
         blockers_wait_for_each_other_and_compute,
@@ -175,7 +175,7 @@ fn one_slot_taken_and_given_back_random() {
     run(
         "shuttle_blocking",
         "one_slot_taken_and_given_back",
-        Schedule::Random { iterations: 15000 },
+        Schedule::Random { iterations: 10000 },
         one_slot_taken_and_given_back,
     );
 }
@@ -186,7 +186,7 @@ fn one_slot_taken_and_given_back_pct() {
         "shuttle_blocking",
         "one_slot_taken_and_given_back",
         Schedule::Pct {
-            iterations: 15000,
+            iterations: 10000,
             depth: 3,
         },
         one_slot_taken_and_given_back,
@@ -232,7 +232,7 @@ fn work_made_by_a_blocked_thread_after_shutdown_random() {
     run(
         "shuttle_blocking",
         "work_made_by_a_blocked_thread_after_shutdown",
-        Schedule::Random { iterations: 15000 },
+        Schedule::Random { iterations: 10000 },
         work_made_by_a_blocked_thread_after_shutdown,
     );
 }
@@ -243,7 +243,7 @@ fn work_made_by_a_blocked_thread_after_shutdown_pct() {
         "shuttle_blocking",
         "work_made_by_a_blocked_thread_after_shutdown",
         Schedule::Pct {
-            iterations: 15000,
+            iterations: 10000,
             depth: 3,
         },
         work_made_by_a_blocked_thread_after_shutdown,
