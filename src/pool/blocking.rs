@@ -42,7 +42,8 @@ impl Slot {
     }
 }
 
-/// The spare threads of a pool and their slots (W1-W4): all under one lock.
+/// The spare threads of a pool and their slots (W1-W4), under one mutex
+/// taken before the sleep lock, which holds the blocked and active counts.
 pub(crate) struct Spares {
     state: Mutex<State>,
     /// Parked spare threads wait here for a slot or the shutdown.
