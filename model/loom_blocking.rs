@@ -1,4 +1,4 @@
-//! Loom models of `block_in_place` (proofs/blocking.md, W1-W4): every
+//! Loom models of `block_in_place` (proofs/blocking.md, W1-W5): every
 //! interleaving, within a preemption bound, of a one-worker pool whose
 //! only worker blocks, its spare thread, and the caller.
 //!
@@ -173,5 +173,38 @@ fn work_made_while_blocked_after_shutdown() {
         drop(pool);
         opener.join().unwrap();
         assert_eq!(ran.load(Ordering::Relaxed), 1);
+    });
+}
+
+// Preemption bound 2, floor 750 (1516 executions observed; bound 3: 23 692,
+// 6 s).
+//
+// W5: a spare's own jobs are seen by the others. A scope on the worker
+// spawns a task and blocks; the spare takes that task, which queues a job
+// on the spare's own deque, lets the worker go on, and blocks outside the
+// pool until the job runs. Only the worker, back in the scope's wait, can
+// run it: its search and its final check before sleeping must look at the
+// spare's slot. A mark of the slots ever held that is not raised when the
+// spare takes its slot (`slots_unmarked`) hides the job: deadlock.
+#[test]
+fn worker_runs_what_a_blocked_spare_queued() {
+    explore("worker_runs_what_a_blocked_spare_queued", 2, 750, || {
+        let pool = one_worker_one_spare();
+        let (go_on, queued_ran) = (Gate::default(), Gate::default());
+        let ran = AtomicUsize::new(0);
+        pool.scope(|s| {
+            s.spawn(|s| {
+                s.spawn(|_| {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                    queued_ran.open();
+                });
+                go_on.open();
+                queued_ran.wait();
+                ran.fetch_add(1, Ordering::Relaxed);
+            });
+            block_in_place(|| go_on.wait());
+        });
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 2);
     });
 }

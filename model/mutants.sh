@@ -52,6 +52,7 @@ list_mutants() {
     printf 'no_spare\tloom_blocking\tbug\tW1\ta blocked worker brings a spare in\tnone comes\n'
     printf 'park_unlocked\tloom_blocking\tbug\tW4\tparked spares read the shutdown under the lock they wait with\tbefore it\n'
     printf 'spare_leaves_at_shutdown\tloom_blocking\tbug\tW2\ta needed spare stays at shutdown\tit leaves with the workers\n'
+    printf 'slots_unmarked\tloom_blocking\tbug\tW5\tsearches see the spare slots ever held\tthe mark is never raised\n'
     printf 'drain_uncompensated\tloom_blocking\tbug\tW1\tspares come in during the drain\tnot once terminating\n'
 }
 
@@ -61,7 +62,7 @@ run_mutant() {
     [ "$kind" = bug ] && var=STEALPOOL_BUG
     start=$(date +%s)
     env "$var=$name" timeout --kill-after=30 "$TIMEOUT" \
-        cargo test --features loom --release --test "$suite" -- --test-threads=1 >"$log" 2>&1
+        cargo test --features loom --release --test "$suite" -- --test-threads=1 --nocapture >"$log" 2>&1
     status=$?
     echo "$status $(( $(date +%s) - start ))" > "$OUT/$name.status"
 }
@@ -71,12 +72,15 @@ row() {
     local name=$1 suite=$2 kind=$3 id=$4 strong=$5 weak=$6 log="$OUT/$1.log" status secs failed assertion execs verdict
     read -r status secs < "$OUT/$name.status"
     failed=$(grep -oE '^test [a-z_0-9]+ \.\.\. FAILED' "$log" | awk '{print $2}' | paste -sd, -)
+    # With --nocapture a failing test's name and its FAILED are apart; the
+    # runner's own line names the model (loom_run.rs).
+    [ -n "$failed" ] || failed=$(grep -oE 'model [a-z_0-9]+: FAILED' "$log" | awk '{print $2}' | tr -d : | sort -u | paste -sd, -)
     assertion=$(grep -A1 -m1 'panicked at' "$log" | tail -n1 | cut -c1-90 | tr '|' '/')
     execs=$(grep -oE 'model [a-z_0-9]+: [0-9]+ executions' "$log" | head -n1 | awk '{print $3}')
     # A model that deadlocks makes loom abort the test binary (no FAILED
     # line): that is a caught mutant too, as is a causality error.
     if [ -z "$failed" ] && grep -qE 'deadlock;|Causality violation' "$log"; then
-        failed=$(grep -oE '^model [a-z_0-9]+' "$log" | tail -n1 | awk '{print $2}')
+        failed=$(grep -oE 'model [a-z_0-9]+: exploring' "$log" | tail -n1 | awk '{print $2}' | tr -d :)
         failed=${failed:-aborted}
         assertion=$(grep -m1 -oE 'deadlock; threads = .{0,60}|Causality violation.{0,60}' "$log" | tr '|' '/')
     fi

@@ -47,12 +47,9 @@ impl Buffer {
     /// Like `alloc`, but `None` if the allocator refuses the slots.
     pub(crate) fn try_alloc(capacity: usize, prev: *mut Buffer) -> Option<*mut Buffer> {
         debug_assert!(capacity.is_power_of_two() && capacity <= MAX_CAPACITY);
-        let mut slots = Vec::new();
-        slots.try_reserve_exact(capacity).ok()?;
-        slots.extend((0..capacity).map(|_| AtomicPtr::new(ptr::null_mut())));
         Some(Box::into_raw(Box::new(Buffer {
             mask: capacity - 1,
-            slots: slots.into_boxed_slice(),
+            slots: null_slots(capacity)?,
             prev,
             _leak: leak_track(),
         })))
@@ -113,6 +110,37 @@ impl Buffer {
             buffer = boxed.prev;
         }
     }
+}
+
+/// `capacity` (at least 1) null slots, or `None` if the allocator refuses
+/// them. One zeroed allocation: a null `AtomicPtr` is all zero bytes (it
+/// has the representation of `*mut ()`), and slot-by-slot initialization
+/// was most of the cost of building a pool under Miri, which interprets
+/// every step of it.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+fn null_slots(capacity: usize) -> Option<Box<[AtomicPtr<()>]>> {
+    let layout = Layout::array::<AtomicPtr<()>>(capacity).ok()?;
+    debug_assert!(layout.size() > 0);
+    // SAFETY: the layout's size is not zero (`capacity >= 1` word-sized
+    // slots).
+    let first = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<AtomicPtr<()>>();
+    if first.is_null() {
+        return None;
+    }
+    // SAFETY: `first` is a fresh allocation with the layout of
+    // `[AtomicPtr<()>; capacity]`, which is the layout a `Box` of that
+    // slice frees with; its zero bytes are `capacity` valid null pointers.
+    Some(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(first, capacity)) })
+}
+
+/// `capacity` null slots: the model checkers' atomics are not plain words,
+/// so each is made by its constructor.
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+fn null_slots(capacity: usize) -> Option<Box<[AtomicPtr<()>]>> {
+    let mut slots = Vec::new();
+    slots.try_reserve_exact(capacity).ok()?;
+    slots.extend((0..capacity).map(|_| AtomicPtr::new(ptr::null_mut())));
+    Some(slots.into_boxed_slice())
 }
 
 /// The owner's copy of a live buffer's `mask` and slots (see

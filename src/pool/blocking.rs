@@ -42,7 +42,7 @@ impl Slot {
     }
 }
 
-/// The spare threads of a pool and their slots (W1-W4), under one mutex
+/// The spare threads of a pool and their slots (W1-W5), under one mutex
 /// taken before the sleep lock, which holds the blocked and active counts.
 pub(crate) struct Spares {
     state: Mutex<State>,
@@ -71,6 +71,15 @@ struct State {
     /// Every spare thread started, for the shutdown to join.
     threads: Vec<thread::JoinHandle<()>>,
     counts: SpareCounts,
+}
+
+impl State {
+    /// W5: the free slot with the lowest index, so that the slots ever
+    /// held stay the first ones and searches look at no others.
+    fn take_lowest_free(&mut self) -> Option<Slot> {
+        let lowest = (0..self.free.len()).min_by_key(|&i| self.free[i].index)?;
+        Some(self.free.swap_remove(lowest))
+    }
 }
 
 /// What `Stats` reports of the spares.
@@ -136,7 +145,7 @@ impl Spares {
         // W3: no slot free although fewer spares are active than slots: a
         // spare has just left and is on its way to give its slot back; it
         // takes up the slot again instead (`spare_thread`).
-        let Some(slot) = state.free.pop() else {
+        let Some(slot) = state.take_lowest_free() else {
             state.reclaims += 1;
             return;
         };
@@ -227,6 +236,8 @@ fn spare_thread(registry: Arc<Registry>, mut slot: Slot) {
     let spares = &registry.spares;
     loop {
         let index = slot.index;
+        // W5: counted as held before this thread's first push on it.
+        registry.mark_slot_used(index);
         let worker = WorkerThread::new(index, slot.deques, Arc::clone(&registry));
         let (retired, deques) = worker.run_spare(|worker| spares.retiring(worker));
         // Retired at a job boundary (W3), or left the sleep protocol idle,

@@ -49,6 +49,11 @@ orderings! {
 /// order and the fences S2/S3, and the wake-ups on the sleep lock.
 pub(crate) const COUNTERS_RMW: Ordering = Relaxed;
 
+/// W5: raising the mark of spare slots ever held. Relaxed: the owner
+/// raises it before its first push, so before S3, and the final check
+/// reads it after S2, as V1's bit (`proofs/blocking.md`).
+pub(crate) const SLOT_MARK_RMW: Ordering = Relaxed;
+
 /// X1: the shutdown flag. Relaxed: sleepers read it under the sleep lock,
 /// which `terminate` takes (to wake them all) after storing it.
 pub(crate) const TERMINATE_STORE: Ordering = Relaxed;

@@ -137,9 +137,13 @@ pub(crate) struct LevelQueues {
 
 impl LevelQueues {
     /// Whether a job of this level is queued anywhere: relaxed snapshots
-    /// (Q4, D12), as in `Registry::has_work`.
-    pub(crate) fn has_work(&self) -> bool {
-        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+    /// (Q4, D12), as in `Registry::has_work`, of the injector and the
+    /// first `slots` deques (the slots ever held, W5).
+    pub(crate) fn has_work(&self, slots: usize) -> bool {
+        !self.injector.is_empty()
+            || self.stealers[..slots.min(self.stealers.len())]
+                .iter()
+                .any(|s| !s.is_empty())
     }
 }
 
@@ -196,11 +200,12 @@ impl PriorityQueues {
     /// after S2, it is recent enough (V1), and a pool that never used a
     /// level pays one load here. `--cfg stealpool_bug="levels_unchecked"`
     /// leaves the levels out, the mistake V4 rules out.
-    pub(crate) fn has_work(&self) -> bool {
+    /// `slots`: how many slots were ever held (W5).
+    pub(crate) fn has_work(&self, slots: usize) -> bool {
         let used = self.in_use();
         !cfg!(stealpool_bug = "levels_unchecked")
             && used.any()
-            && (0..SLOTS).any(|slot| used.has(slot) && self.levels[slot].has_work())
+            && (0..SLOTS).any(|slot| used.has(slot) && self.levels[slot].has_work(slots))
     }
 }
 

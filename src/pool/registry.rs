@@ -5,7 +5,7 @@ use super::blocking::Spares;
 use super::injector::Injector;
 use super::job::{drop_payload, HeapJob, JobRef};
 use super::ordering::{
-    fence, COMPLETER_FENCE, PENDING_DONE, PENDING_LOAD, RELAXED, TERMINATE_STORE, WAITER_FENCE,
+    fence, COMPLETER_FENCE, PENDING_DONE, PENDING_LOAD, RELAXED, SLOT_MARK_RMW, TERMINATE_STORE, WAITER_FENCE,
 };
 use super::priority::{Priority, PriorityQueues, SLOTS};
 use super::sleep::Sleep;
@@ -59,7 +59,12 @@ pub(crate) struct Registry {
     pub(crate) placement: Placement,
     /// Slots `0..workers` are the workers'; the rest, spare threads' (W1).
     workers: usize,
-    /// Spare threads standing in for tasks inside `block_in_place` (W1-W4).
+    /// W5: the slots `0..slots_used` are every slot ever held: the
+    /// workers' and the spare slots up to the highest one ever handed out
+    /// (spares take the lowest free slot). Only those can hold a job, so
+    /// searches and the sleepers' final check look at no others.
+    slots_used: CachePadded<AtomicUsize>,
+    /// Spare threads standing in for tasks inside `block_in_place` (W1-W5).
     pub(crate) spares: Spares,
 }
 
@@ -97,7 +102,43 @@ impl Registry {
             // the workers on its topology.
             placement: Placement::new(&Topology::single_node(1), workers, false),
             workers,
+            slots_used: CachePadded::new(AtomicUsize::new(workers)),
             spares,
+        }
+    }
+
+    /// W5: how many slots, from the first, were ever held (relaxed): the
+    /// queues of the others are empty. Read after S2 in the final check,
+    /// it counts every slot a job was pushed to before S3.
+    /// A pool without spare slots reads nothing: its workers' slots are
+    /// all there are (and the model checkers, whose other models have no
+    /// spare slot, explore no load of a word that never changes).
+    #[inline]
+    pub(crate) fn slots_in_use(&self) -> usize {
+        if self.stealers.len() == self.workers {
+            return self.workers;
+        }
+        self.slots_used.load(RELAXED)
+    }
+
+    /// The first `slots_in_use()` entries of a per-slot array (W5).
+    #[inline]
+    pub(crate) fn in_use<'a, T>(&self, per_slot: &'a [T]) -> &'a [T] {
+        &per_slot[..self.slots_in_use().min(per_slot.len())]
+    }
+
+    /// W5: the thread about to own `slot` counts it used, before its
+    /// first push there. A load first: the RMW runs only when a slot
+    /// above every earlier one is first taken.
+    /// `--cfg stealpool_bug="slots_unmarked"` never raises the mark: a
+    /// spare's jobs are then out of every other thread's sight (the
+    /// mistake W5 rules out).
+    pub(crate) fn mark_slot_used(&self, slot: usize) {
+        if cfg!(stealpool_bug = "slots_unmarked") {
+            return;
+        }
+        if self.slots_used.load(RELAXED) <= slot {
+            self.slots_used.fetch_max(slot + 1, SLOT_MARK_RMW);
         }
     }
 
@@ -286,16 +327,17 @@ impl Registry {
     /// pending `join` halves (F5) and every priority level (V4) included.
     pub(crate) fn has_work(&self) -> bool {
         !self.injector.is_empty()
-            || self.stealers.iter().any(|s| !s.is_empty())
+            || self.in_use(&self.stealers).iter().any(|s| !s.is_empty())
             || self.pending_joins()
-            || self.priority.has_work()
+            || self.priority.has_work(self.slots_in_use())
     }
 
     /// F5: whether a worker has pending `join` halves. `--cfg
     /// stealpool_bug="pending_unchecked"` leaves them out of the sleepers'
     /// final check, the mistake F5 rules out.
     fn pending_joins(&self) -> bool {
-        !cfg!(stealpool_bug = "pending_unchecked") && self.join_stealers.iter().any(|s| !s.is_empty())
+        !cfg!(stealpool_bug = "pending_unchecked")
+            && self.in_use(&self.join_stealers).iter().any(|s| !s.is_empty())
     }
 
     /// X1: relaxed store; sleepers read it under the sleep lock, which

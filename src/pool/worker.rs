@@ -17,9 +17,14 @@ use std::ptr;
 
 /// Rounds of looking for work before an idle worker goes to sleep: the
 /// first few spin, the rest yield. Model checkers get one round: more only
-/// multiplies the interleavings without adding behaviours.
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+/// multiplies the interleavings without adding behaviours. Miri gets
+/// eight (two that yield): it interprets every round, each a search over
+/// every queue, and a worker that sleeps sooner takes the sleep
+/// protocol's paths more often, not less.
+#[cfg(not(any(feature = "loom", feature = "shuttle", miri)))]
 const IDLE_ROUNDS: u32 = 32;
+#[cfg(all(miri, not(any(feature = "loom", feature = "shuttle"))))]
+const IDLE_ROUNDS: u32 = 8;
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 const IDLE_ROUNDS: u32 = 1;
 /// Rounds that spin before yielding; spin `2^round` times.
@@ -418,7 +423,7 @@ impl WorkerThread {
     /// search over empty levels runs no fence.
     fn steal_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
         let slot = level.slot().filter(|&slot| used.has(slot))?;
-        let stealers = &self.registry.priority.level(slot).stealers;
+        let stealers = self.registry.in_use(&self.registry.priority.level(slot).stealers);
         if stealers.iter().all(Stealer::is_empty) {
             return None;
         }
@@ -466,8 +471,11 @@ impl WorkerThread {
     fn has_work_at(&self, used: Levels, level: Priority) -> bool {
         let registry = &*self.registry;
         match level.slot() {
-            None => !registry.injector.is_empty() || registry.stealers.iter().any(|s| !s.is_empty()),
-            Some(slot) => used.has(slot) && registry.priority.level(slot).has_work(),
+            None => {
+                !registry.injector.is_empty()
+                    || registry.in_use(&registry.stealers).iter().any(|s| !s.is_empty())
+            }
+            Some(slot) => used.has(slot) && registry.priority.level(slot).has_work(registry.slots_in_use()),
         }
     }
 
@@ -477,7 +485,8 @@ impl WorkerThread {
     /// blocked, or running a long stretch without a `join`.
     fn take_pending_join(&self) -> Option<JobRef> {
         let registry = &*self.registry;
-        let count = registry.join_stealers.len();
+        // W5: only slots ever held can have pending halves.
+        let count = registry.in_use(&registry.join_stealers).len();
         if count <= 1 {
             return None;
         }
@@ -554,9 +563,14 @@ impl WorkerThread {
                     }
                 }
             }
-            // W3: the spare slots, after the workers: most are idle, so a
-            // relaxed look first (D12) spares them the steal's barrier.
-            let spares = stealers.iter().enumerate().skip(registry.num_workers());
+            // W3: the spare slots ever held (W5), after the workers: most
+            // are idle, so a relaxed look first (D12) spares them the
+            // steal's barrier.
+            let spares = registry
+                .in_use(stealers)
+                .iter()
+                .enumerate()
+                .skip(registry.num_workers());
             for (victim, stealer) in spares {
                 if stealer.is_empty() {
                     continue;
