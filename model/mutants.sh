@@ -74,7 +74,7 @@ row() {
     failed=$(grep -oE '^test [a-z_0-9]+ \.\.\. FAILED' "$log" | awk '{print $2}' | paste -sd, -)
     # With --nocapture a failing test's name and its FAILED are apart; the
     # runner's own line names the model (loom_run.rs).
-    [ -n "$failed" ] || failed=$(grep -oE 'model [a-z_0-9]+: FAILED' "$log" | awk '{print $2}' | tr -d : | sort -u | paste -sd, -)
+    [ -n "$failed" ] || failed=$(grep -oE 'model [a-z_0-9/]+: FAILED' "$log" | awk '{print $2}' | sed 's/[:/].*//' | sort -u | paste -sd, -)
     assertion=$(grep -A1 -m1 'panicked at' "$log" | tail -n1 | cut -c1-90 | tr '|' '/')
     execs=$(grep -oE 'model [a-z_0-9]+: [0-9]+ executions' "$log" | head -n1 | awk '{print $3}')
     # A model that deadlocks makes loom abort the test binary (no FAILED
