@@ -172,7 +172,9 @@ impl Builder {
     /// a spare.
     ///
     /// Spares are started when first needed, not by `build`; each slot
-    /// costs a few small deques up front. With every slot taken, a worker
+    /// costs a few small deques up front, and idle workers look only at
+    /// the slots spares have held, so a pool that never blocks pays
+    /// nothing more for them. With every slot taken, a worker
     /// entering `block_in_place` simply blocks, as it would without it.
     ///
     /// ```
