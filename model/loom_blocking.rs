@@ -208,3 +208,43 @@ fn worker_runs_what_a_blocked_spare_queued() {
         assert_eq!(ran.load(Ordering::Relaxed), 2);
     });
 }
+
+// Preemption bound 2, floor 2200 (4533 executions observed).
+//
+// W2 for the workers: at shutdown a spare still holding its slot may queue
+// work on its own deque and then block on it; with one slot, no other
+// spare can come, and only the worker can run that work. The worker ran
+// the blocked task and is idle when the pool terminates: it must not
+// leave while a spare holds a slot or a thread blocks, even though it
+// finds no work (`--cfg stealpool_bug="workers_leave_while_blocking"`
+// lets it: deadlock). Found by shuttle `one_slot_taken_and_given_back`
+// (about one run in eight of 10 000 schedules).
+#[test]
+fn spare_blocks_on_its_own_work_at_shutdown() {
+    explore("spare_blocks_on_its_own_work_at_shutdown", 2, 2200, || {
+        let pool = one_worker_one_spare();
+        let finished = pool.submit(|| ());
+        pool.wait_all();
+        let (first, done) = (Arc::new(Gate::default()), Arc::new(Gate::default()));
+        let ran = Arc::new(AtomicUsize::new(0));
+        {
+            let (first, ran) = (first.clone(), ran.clone());
+            pool.spawn(move || {
+                block_in_place(|| first.wait());
+                ran.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        {
+            let ran = ran.clone();
+            pool.spawn(move || {
+                first.open();
+                let opener = done.clone();
+                let _next = finished.then(move |()| opener.open());
+                block_in_place(|| done.wait());
+                ran.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 2);
+    });
+}

@@ -51,6 +51,7 @@ list_mutants() {
     printf 'levels_unchecked\tloom_priority\tbug\tV4\tfinal check sees every used level\tit does not\n'
     printf 'no_spare\tloom_blocking\tbug\tW1\ta blocked worker brings a spare in\tnone comes\n'
     printf 'park_unlocked\tloom_blocking\tbug\tW4\tparked spares read the shutdown under the lock they wait with\tbefore it\n'
+    printf 'workers_leave_while_blocking\tloom_blocking\tbug\tW2\tworkers stay at shutdown while a spare holds a slot\tthey leave\n'
     printf 'spare_leaves_at_shutdown\tloom_blocking\tbug\tW2\ta needed spare stays at shutdown\tit leaves with the workers\n'
     printf 'slots_unmarked\tloom_blocking\tbug\tW5\tsearches see the spare slots ever held\tthe mark is never raised\n'
     printf 'drain_uncompensated\tloom_blocking\tbug\tW1\tspares come in during the drain\tnot once terminating\n'

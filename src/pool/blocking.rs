@@ -167,7 +167,7 @@ impl Spares {
             Ok(handle) => state.threads.push(handle),
             Err(_) => {
                 // Plain blocking, as with no free slot: not a panic.
-                registry.sleep.spare_failed();
+                registry.sleep.spare_failed(|| registry.is_terminating());
                 state.counts.activations -= 1;
                 state.counts.uncompensated += 1;
                 if let Some(slot) = slot_back.take_back() {
@@ -183,7 +183,8 @@ impl Spares {
     /// its slot back under this guard.
     fn retiring(&self, worker: &WorkerThread) -> Option<MutexGuard<'_, State>> {
         let state = self.lock();
-        (worker.owns_no_work() && worker.registry().sleep.retire_spare()).then_some(state)
+        let registry = worker.registry();
+        (worker.owns_no_work() && registry.sleep.retire_spare(|| registry.is_terminating())).then_some(state)
     }
 
     /// `closed`, read as the `park_unlocked` mutant reads it: in a critical
@@ -365,7 +366,8 @@ pub fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
     struct Leave<'a>(&'a WorkerThread);
     impl Drop for Leave<'_> {
         fn drop(&mut self) {
-            self.0.registry().sleep.unblock();
+            let registry = self.0.registry();
+            registry.sleep.unblock(|| registry.is_terminating());
             self.0.stop_blocking();
         }
     }

@@ -71,6 +71,13 @@ impl Locked {
     fn spare_needed(&self) -> bool {
         self.active < self.blocked
     }
+
+    /// W2: no thread blocks and no spare holds a slot, so nothing
+    /// `block_in_place` started can still need a worker: at shutdown,
+    /// workers may leave.
+    fn quiet(&self) -> bool {
+        self.active == 0 && self.blocked == 0
+    }
 }
 
 impl std::ops::Deref for Locked {
@@ -274,8 +281,14 @@ impl Sleep {
         // `--cfg stealpool_bug="spare_leaves_at_shutdown"` lets a needed
         // spare leave with the workers: a thread still blocked is then
         // alone with the work it waits for (the mistake W2 rules out).
+        // A worker stays, too, while a thread blocks or a spare holds a
+        // slot: a spare may still queue work on its own deque and block on
+        // it with no slot left for another spare, and then only a worker
+        // can run that work. The last of those to go wakes the workers
+        // (`release_workers`). `--cfg stealpool_bug="workers_leave_while_blocking"`
+        // lets the workers leave anyway (a first version's mistake).
         let leave = if index < self.workers {
-            terminating()
+            terminating() && (asleep.quiet() || cfg!(stealpool_bug = "workers_leave_while_blocking"))
         } else {
             asleep.active > asleep.blocked
                 || (cfg!(stealpool_bug = "spare_leaves_at_shutdown") && terminating())
@@ -288,6 +301,7 @@ impl Sleep {
             self.members.fetch_sub(1, RELAXED);
             if index >= self.workers {
                 asleep.active -= 1;
+                self.release_workers(&mut asleep, terminating());
             }
             return Wake::Exit;
         }
@@ -346,18 +360,35 @@ impl Sleep {
 
     /// W1: the spare `block` brought in could not start (no thread to
     /// start): undoes its counts.
-    pub(crate) fn spare_failed(&self) {
+    pub(crate) fn spare_failed(&self, terminating: impl Fn() -> bool) {
         let mut locked = self.lock();
         locked.active -= 1;
         // W2: relaxed; only changed under this lock.
         self.members.fetch_sub(1, RELAXED);
+        self.release_workers(&mut locked, terminating());
+    }
+
+    /// W2: at shutdown, once no thread blocks and no spare holds a slot,
+    /// wakes the workers that stayed asleep for them, so that they leave.
+    /// `terminating` is read under the lock that `terminate`'s `wake_all`
+    /// takes after setting it (X1): if it reads false here, that wake-up
+    /// comes later and finds the counts as they are now.
+    fn release_workers(&self, locked: &mut Locked, terminating: bool) {
+        if terminating && locked.quiet() {
+            for index in 0..self.workers {
+                if locked[index] {
+                    self.wake_locked(locked, index);
+                }
+            }
+        }
     }
 
     /// W1: a thread leaves `block_in_place`. A spare asleep that is no
     /// longer needed is woken, so that at shutdown it can leave (W2).
-    pub(crate) fn unblock(&self) {
+    pub(crate) fn unblock(&self, terminating: impl Fn() -> bool) {
         let mut locked = self.lock();
         locked.blocked -= 1;
+        self.release_workers(&mut locked, terminating());
         if locked.active > locked.blocked {
             let spare = (self.workers..locked.len()).find(|&index| locked[index]);
             if let Some(index) = spare {
@@ -370,7 +401,7 @@ impl Sleep {
     /// back if more spares hold slots than threads block, unless it is the
     /// last member (then it stays, and leaves as a worker does, after a
     /// last look for work under this lock, X2). Returns whether it did.
-    pub(crate) fn retire_spare(&self) -> bool {
+    pub(crate) fn retire_spare(&self, terminating: impl Fn() -> bool) -> bool {
         let mut locked = self.lock();
         // W2: relaxed; only changed under this lock.
         if locked.active <= locked.blocked || self.members.load(RELAXED) == 1 {
@@ -378,6 +409,7 @@ impl Sleep {
         }
         self.members.fetch_sub(1, RELAXED);
         locked.active -= 1;
+        self.release_workers(&mut locked, terminating());
         true
     }
 
