@@ -118,6 +118,7 @@ impl Registry {
         if self.stealers.len() == self.workers {
             return self.workers;
         }
+        // W5: relaxed; after S2 it counts every slot pushed to before S3.
         self.slots_used.load(RELAXED)
     }
 
@@ -137,6 +138,8 @@ impl Registry {
         if cfg!(stealpool_bug = "slots_unmarked") {
             return;
         }
+        // W5: both relaxed, sequenced before this thread's first push on
+        // `slot`, so before its S3.
         if self.slots_used.load(RELAXED) <= slot {
             self.slots_used.fetch_max(slot + 1, SLOT_MARK_RMW);
         }
