@@ -137,8 +137,16 @@ mod asymmetric {
         if EXPEDITED.load(Relaxed) {
             compiler_fence(SeqCst);
         } else {
-            fence(SeqCst);
+            full_fence();
         }
+    }
+
+    /// A light barrier where heavy ones are not process-wide: out of the
+    /// hot path's straight line.
+    #[cold]
+    #[inline(never)]
+    fn full_fence() {
+        fence(SeqCst);
     }
 
     /// The rare side of an asymmetric pair: a full fence here and, when

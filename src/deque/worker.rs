@@ -244,14 +244,33 @@ impl<T: Element> Worker<T> {
         if bottom - inner.top.load(OWNER_LOCAL) <= 0 {
             return None;
         }
-        // Take index `bottom - 1` before looking at `top`.
-        let bottom = bottom - 1;
+        self.take_bottom(bottom - 1, self.owner_biased)
+    }
+
+    /// `pop` for an owner-biased deque, with no fast path for an empty one:
+    /// for the pool's workers taking back their pending `join` halves, which
+    /// almost always find one, so the check would only cost instructions.
+    /// An empty deque is found as `pop`'s slow path finds it, after D15.
+    #[inline]
+    pub(crate) fn pop_biased(&self) -> Option<T> {
+        debug_assert!(self.owner_biased, "pop_biased on a symmetric deque");
+        // D12: `bottom` is ours.
+        let bottom = self.inner.bottom.load(OWNER_LOCAL);
+        self.take_bottom(bottom - 1, true)
+    }
+
+    /// Takes index `bottom` (one below the current `bottom`) unless thieves
+    /// took it first; `light` runs D15 in place of D3 (owner-biased only).
+    #[inline(always)]
+    fn take_bottom(&self, bottom: i64, light: bool) -> Option<T> {
+        let inner = &*self.inner;
+        // Take index `bottom` before looking at `top`.
         // D14: release, like every store of `bottom`: a thief that reads
         // this value must still see the slots of the pushes before it (since
         // C++20 a plain store ends the release sequence of D2). D3's fence
         // orders it before the load of `top`.
         inner.bottom.store(bottom, POP_STORE_BOTTOM);
-        if self.owner_biased {
+        if light {
             // D15: the light side of the pair with every thief's D16, which
             // acts as D3's fence would: either the thief sees our smaller
             // `bottom`, or we see its larger `top`.

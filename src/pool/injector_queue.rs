@@ -20,6 +20,7 @@
 use super::injector_ordering::{PUSH_CAS, RELAXED, TAKE_SWAP};
 use crate::sync::{AtomicPtr, UnsafeCell};
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::ptr::{self, NonNull};
 
 /// The link word inside a queued value: the address of the value pushed
@@ -31,12 +32,16 @@ use std::ptr::{self, NonNull};
 /// pointer: a pusher's view of `head` may be older than a value that was
 /// taken, freed, and replaced by another at the same address (ABA), and only
 /// the exposed provenance of the live value makes the link usable (Q6).
-pub(crate) struct Link(UnsafeCell<usize>);
+///
+/// Its value is meaningful only while the value is queued, so it starts
+/// unwritten: nothing reads it before `push` writes it.
+pub(crate) struct Link(UnsafeCell<MaybeUninit<usize>>);
 
 impl Link {
     /// A link not in any queue.
+    #[inline(always)]
     pub(crate) fn new() -> Self {
-        Link(UnsafeCell::new(0))
+        Link(UnsafeCell::new(MaybeUninit::uninit()))
     }
 }
 
@@ -113,7 +118,7 @@ impl<T: Linked> Queue<T> {
         let mut head = self.head.load(RELAXED);
         loop {
             // SAFETY: not published yet: only this thread reaches the link.
-            unsafe { (*link).0.with_mut(|next| *next = head.addr()) };
+            unsafe { (*link).0.with_mut(|next| *next = MaybeUninit::new(head.addr())) };
             // Q2: release publishes the link (and everything written to the
             // value before the push) to the consumer's Q3; a failure (Q1) only
             // reloads `head`.
@@ -190,7 +195,8 @@ impl<T: Linked> Iterator for Taken<T> {
         // (writing its link) or free it.
         // SAFETY: a node of the list this thread's Q3 swapped out, not
         // handed on yet; nobody else reaches its link.
-        let older = unsafe { (*T::link(node)).0.with(|next| *next) };
+        // The link was written by `push` (Q2) before the node was queued.
+        let older = unsafe { (*T::link(node)).0.with(|next| (*next).assume_init()) };
         // Q6: the older node's address, with the provenance it exposed when
         // it was pushed.
         self.next = ptr::with_exposed_provenance_mut(older);

@@ -2,11 +2,12 @@
 //!
 //! A [`JobRef`] is one word, a thin pointer to a [`JobHeader`] that starts
 //! every job struct (`#[repr(C)]`, header first), so pushing a job never
-//! allocates on the deque's side. Two kinds of job sit behind it:
+//! allocates on the deque's side. The kinds of job behind it:
 //!
 //! * [`StackJob`]: lives in the stack frame of a thread that waits on its
-//!   latch (`join`'s second half, `install` from outside); the frame outlives
-//!   the job's execution (proof J1 in `proofs/join.md`).
+//!   latch (`install` from outside the pool or from another pool); the frame
+//!   outlives the job's execution (proof J1 in `proofs/join.md`). `join`'s
+//!   second half is the leaner `JoinJob` (`join_job.rs`).
 //! * [`HeapJob`]: a boxed closure that frees itself when run (`spawn`,
 //!   `Scope::spawn`).
 //! * `SubmitJob` (in `handle.rs`): a closure and its result slot in one
@@ -157,8 +158,7 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     ///
     /// # Safety
     ///
-    /// `self` stays where it is until the job has run (its latch is set) or
-    /// the reference has been taken back with [`StackJob::run_inline_in_place`].
+    /// `self` stays where it is until the job has run (its latch is set).
     pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
         // From the whole job, not just its header: `execute` reaches the other
         // fields through this pointer.
@@ -181,34 +181,6 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
         // SAFETY: after this call the waiter may return and free `this`;
         // nothing of `this` is touched afterwards (J1).
         unsafe { Latch::set(&this.latch) };
-    }
-
-    /// Runs the job on the calling thread (it was popped back before any
-    /// thief took it) and returns its value. In place: a by-value `self`
-    /// costs a copy of the whole job in the caller's frame.
-    ///
-    /// The closure is read out of the cell, which is left as it was
-    /// (`Pending`, its closure moved out) rather than marked `Empty`: one
-    /// store less on `join`'s fast path, and no drop glue for the caller
-    /// to run on the way out (J2).
-    ///
-    /// # Safety
-    ///
-    /// The job was popped back: no thief has it. Afterwards the caller
-    /// neither drops the job (it holds it in a `ManuallyDrop`) nor touches
-    /// its cell again.
-    #[inline]
-    pub(crate) unsafe fn run_inline_in_place(&self) -> R {
-        // SAFETY: popped back, so nothing else touches the cell; the
-        // closure is moved out once, and the caller never reads or drops
-        // the cell again, so the moved-out bytes are never used.
-        let func = self.state.with_mut(|state| unsafe {
-            match &*state {
-                JobState::Pending(func) => std::ptr::read(func),
-                _ => unreachable!("a stack job ran twice"),
-            }
-        });
-        func(false)
     }
 
     /// Takes the closure out without running it (`None` if it ran).

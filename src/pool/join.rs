@@ -1,6 +1,6 @@
 //! Fork-join: run two closures, potentially in parallel, with no allocation.
 //!
-//! The second closure becomes a `StackJob` in this stack frame and is pushed
+//! The second closure becomes a `JoinJob` in this stack frame and is pushed
 //! on the worker's deque of pending `join` halves, with no barrier (F1 in
 //! `proofs/fork.md`); the first runs right away. Then the worker pops the
 //! second back and runs it itself, unless it was promoted to the shared deque
@@ -8,11 +8,10 @@
 //! jobs until its thief sets the latch. The frame is left only after that, so
 //! a stolen job never outlives what it borrows (J1 in `proofs/join.md`).
 
-use super::job::{drop_quietly, JobRef, StackJob};
-use super::latch::WorkerLatch;
+use super::job::{drop_quietly, JobRef};
+use super::join_job::JoinJob;
 use super::worker::WorkerThread;
 use std::any::Any;
-use std::mem::ManuallyDrop;
 use std::panic::{self, AssertUnwindSafe};
 
 /// `join` on the current worker thread. Always inlined into
@@ -26,19 +25,13 @@ where
     RA: Send,
     RB: Send,
 {
-    // Never dropped: every way out of this frame has taken what the job's
-    // cell held (its closure run inline or dropped, or its outcome read),
-    // so there is nothing left to drop, and no drop glue on the fast path
-    // (J2).
-    let job_b = ManuallyDrop::new(StackJob::new(
-        |_migrated| b(),
-        WorkerLatch::new(worker.registry(), worker.index()),
-    ));
-    let job_b = &*job_b;
+    // No drop glue: every way out of this frame takes what the job's cell
+    // holds (its closure run inline or dropped, or its outcome read) (J2).
+    let job_b = &JoinJob::new(b, worker.index());
     // SAFETY: `job_b` stays in this frame until it has run: we return only
     // after popping it back or seeing its latch set (J1).
     let job_b_ref = unsafe { job_b.as_job_ref() };
-    let job_b_id: *const StackJob<_, _, _> = job_b;
+    let job_b_id: *const JoinJob<_, _> = job_b;
     worker.push_join(job_b_ref);
 
     // `a`'s value lives in registers; its panic goes to a cold path.
@@ -52,7 +45,7 @@ where
     // while this thread helped during `a`. The rest is on a cold path.
     let result_b = match worker.pop_join() {
         // SAFETY: popped back; the job is never dropped nor read again.
-        Some(job) if job.is(job_b_id.cast()) => unsafe { job_b.run_inline_in_place() },
+        Some(job) if job.is(job_b_id.cast()) => (unsafe { job_b.take_func() })(),
         first => finish_b(worker, job_b, first),
     };
     (result_a, result_b)
@@ -64,22 +57,22 @@ where
 /// (work-while-waiting). `first` is what the caller popped.
 #[cold]
 #[inline(never)]
-fn finish_b<F, R>(worker: &WorkerThread, job_b: &StackJob<WorkerLatch<'_>, F, R>, first: Option<JobRef>) -> R
+fn finish_b<F, R>(worker: &WorkerThread, job_b: &JoinJob<F, R>, first: Option<JobRef>) -> R
 where
-    F: FnOnce(bool) -> R + Send,
+    F: FnOnce() -> R + Send,
     R: Send,
 {
-    let job_b_id: *const StackJob<WorkerLatch<'_>, F, R> = job_b;
+    let job_b_id: *const JoinJob<F, R> = job_b;
     let mut next = first.or_else(|| worker.pop_own());
     loop {
         match next {
             // SAFETY: popped back; the job is never dropped nor read again.
-            Some(job) if job.is(job_b_id.cast()) => return unsafe { job_b.run_inline_in_place() },
+            Some(job) if job.is(job_b_id.cast()) => return (unsafe { job_b.take_func() })(),
             // Tasks `a` spawned, or older pending halves: run them meanwhile.
             Some(job) => worker.execute(job),
             None => {
                 // Stolen: help with other work until the thief is done.
-                worker.wait_until(&job_b.latch.core);
+                worker.wait_until(&job_b.latch);
                 break;
             }
         }
@@ -89,7 +82,7 @@ where
         next = worker.pop_own();
     }
     // SAFETY: the latch is set.
-    unsafe { job_b.take_job_result() }.into_return_value()
+    unsafe { job_b.take_outcome() }.into_return_value()
 }
 
 /// `a` panicked: take `b` back (dropping it unrun) or wait for its thief
@@ -97,16 +90,12 @@ where
 /// unwinding instead, a panicking `Drop` in what `b` left would abort.
 #[cold]
 #[inline(never)]
-fn a_panicked<F, R>(
-    worker: &WorkerThread,
-    job_b: &StackJob<WorkerLatch<'_>, F, R>,
-    payload: Box<dyn Any + Send>,
-) -> !
+fn a_panicked<F, R>(worker: &WorkerThread, job_b: &JoinJob<F, R>, payload: Box<dyn Any + Send>) -> !
 where
-    F: FnOnce(bool) -> R + Send,
+    F: FnOnce() -> R + Send,
     R: Send,
 {
-    let job_b_id: *const StackJob<WorkerLatch<'_>, F, R> = job_b;
+    let job_b_id: *const JoinJob<F, R> = job_b;
     while !job_b.latch.probe() {
         // F2: `b` is the newest pending half, or on the shared deque, or
         // taken.
@@ -118,12 +107,12 @@ where
             }
             Some(job) => worker.execute(job),
             None => {
-                worker.wait_until(&job_b.latch.core);
+                worker.wait_until(&job_b.latch);
                 break;
             }
         }
     }
     // SAFETY: the latch is set.
-    drop_quietly(unsafe { job_b.take_job_result() });
+    drop_quietly(unsafe { job_b.take_outcome() });
     panic::resume_unwind(payload)
 }

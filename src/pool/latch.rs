@@ -1,9 +1,11 @@
 //! Latches: one-shot signals that a job has finished.
 //!
-//! * [`WorkerLatch`] is waited on by a pool worker (in `join`, `scope`, or
+//! * [`WorkerLatch`] is waited on by a pool worker (in `scope` or
 //!   `JoinHandle::join`), which keeps running other
 //!   jobs and may fall asleep in the pool's sleep protocol; setting it wakes
 //!   that worker if (and only if) it is asleep on it.
+//! * A bare [`CoreLatch`] naming its owner is `join`'s, set by
+//!   `JoinJob::execute` (J4 in `proofs/join.md`).
 //! * [`LockLatch`] is waited on by a thread outside the pool, which blocks on
 //!   a condition variable without spinning.
 //!
@@ -31,6 +33,11 @@ pub(crate) trait Latch {
 const UNSET: usize = 0;
 const SLEEPING: usize = 1;
 const SET: usize = 2;
+/// The low bits hold the state; the rest, the owner a `join` half's latch
+/// names (`with_owner`), so that its setter learns whom to wake from the
+/// value its swap replaces, and `join` writes one word for its latch.
+const STATE_BITS: u32 = 2;
+const STATE_MASK: usize = (1 << STATE_BITS) - 1;
 
 /// The state word of a latch that a worker may sleep on.
 ///
@@ -42,8 +49,15 @@ pub(crate) struct CoreLatch {
 
 impl CoreLatch {
     pub(crate) fn new() -> Self {
+        Self::with_owner(0)
+    }
+
+    /// An unset latch that carries `owner` (a slot index) until it is set
+    /// (J4): one store, and its setter learns whom to wake from its swap.
+    #[inline]
+    pub(crate) fn with_owner(owner: usize) -> Self {
         CoreLatch {
-            state: AtomicUsize::new(UNSET),
+            state: AtomicUsize::new(owner << STATE_BITS | UNSET),
         }
     }
 
@@ -51,35 +65,36 @@ impl CoreLatch {
     /// this returns `true`.
     #[inline]
     pub(crate) fn probe(&self) -> bool {
-        self.state.load(LATCH_PROBE) == SET
+        self.state.load(LATCH_PROBE) & SET != 0
     }
 
     /// The waiter announces it is about to sleep; `false` if already set.
-    /// L3: relaxed; the CAS's atomicity against L1's swap is all it needs,
-    /// and the sleep lock orders the rest (S6).
+    /// L3: relaxed; the RMW's atomicity against L1's swap is all it needs,
+    /// and the sleep lock orders the rest (S6). A set latch stays set: the
+    /// `SLEEPING` bit beside `SET` is ignored by `probe`.
     pub(crate) fn fall_asleep(&self) -> bool {
-        self.state
-            .compare_exchange(UNSET, SLEEPING, RELAXED, RELAXED)
-            .is_ok()
+        self.state.fetch_or(SLEEPING, RELAXED) & SET == 0
     }
 
-    /// The waiter is awake again. L3: relaxed, as above; a failed CAS means
-    /// the latch was set meanwhile, and the state stays `SET`.
+    /// The waiter is awake again. L3: relaxed, as above; if the latch was
+    /// set meanwhile, it stays set.
     pub(crate) fn wake_up(&self) {
-        let _ = self.state.compare_exchange(SLEEPING, UNSET, RELAXED, RELAXED);
+        self.state.fetch_and(!SLEEPING, RELAXED);
     }
 
-    /// Sets the latch; returns whether the waiter was asleep on it.
+    /// Sets the latch; returns the owner it carried if the waiter was
+    /// asleep on it.
     ///
     /// # Safety
     ///
     /// `this` may be freed as soon as the swap is done.
-    unsafe fn set(this: *const Self) -> bool {
+    pub(crate) unsafe fn set(this: *const Self) -> Option<usize> {
         // L1: release swap, publishing the job's result to the waiter's L2.
         // Seeing `SLEEPING`, the wake-up that follows takes the sleep lock,
         // which orders everything else (S6).
         // SAFETY: `this` is live until this swap completes.
-        unsafe { (*this).state.swap(SET, LATCH_SET) == SLEEPING }
+        let old = unsafe { (*this).state.swap(SET, LATCH_SET) };
+        (old & STATE_MASK == SLEEPING).then_some(old >> STATE_BITS)
     }
 }
 
@@ -98,11 +113,6 @@ impl<'r> WorkerLatch<'r> {
             worker_index,
         }
     }
-
-    #[inline]
-    pub(crate) fn probe(&self) -> bool {
-        self.core.probe()
-    }
 }
 
 impl Latch for WorkerLatch<'_> {
@@ -112,7 +122,7 @@ impl Latch for WorkerLatch<'_> {
         // SAFETY: `this` is live on entry.
         let (registry, worker_index) = unsafe { ((*this).registry, (*this).worker_index) };
         // SAFETY: as above; `set` touches `this` only in the swap.
-        if unsafe { CoreLatch::set(&raw const (*this).core) } {
+        if unsafe { CoreLatch::set(&raw const (*this).core) }.is_some() {
             registry.sleep.wake_specific(worker_index);
         }
     }
@@ -153,7 +163,7 @@ impl Latch for CrossPoolLatch {
         // SAFETY: `this` is live on entry.
         let (registry, worker_index) = unsafe { (Arc::clone(&(*this).registry), (*this).worker_index) };
         // SAFETY: as above; `set` touches `this` only in the swap.
-        if unsafe { CoreLatch::set(&raw const (*this).core) } {
+        if unsafe { CoreLatch::set(&raw const (*this).core) }.is_some() {
             registry.sleep.wake_specific(worker_index);
         }
     }

@@ -16,6 +16,7 @@ mod injector_ordering;
 mod injector_queue;
 mod job;
 mod join;
+mod join_job;
 mod latch;
 mod ordering;
 mod priority;

@@ -10,7 +10,7 @@ use super::sleep::Wake;
 use super::stats::Event;
 use super::topology::Distance;
 use crate::deque::{Steal, Stealer, Worker};
-use crate::sync::{spin_loop, thread, thread_local, Arc};
+use crate::sync::{spin_loop, thread, thread_local, Arc, AtomicBool};
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
@@ -76,6 +76,9 @@ pub(crate) struct WorkerThread {
     exempted: Cell<usize>,
     /// Inside `block_in_place` (W1).
     blocking: Cell<bool>,
+    /// `registry.wanted[index]`, read at every `join` (F3): its address,
+    /// so that the read is one load.
+    wanted: *const AtomicBool,
 }
 
 /// A slot's deques: shared, pending `join` halves, one per level.
@@ -118,6 +121,7 @@ impl WorkerThread {
     /// thread's.
     pub(crate) fn new(index: usize, deques: Deques, registry: Arc<Registry>) -> WorkerThread {
         let (local, joins, levels) = deques;
+        let wanted: *const AtomicBool = &*registry.wanted[index];
         WorkerThread {
             index,
             local,
@@ -131,7 +135,16 @@ impl WorkerThread {
             tasks_on_stack: Cell::new(0),
             exempted: Cell::new(0),
             blocking: Cell::new(false),
+            wanted,
         }
+    }
+
+    /// This slot's request word (F3).
+    #[inline]
+    fn wanted(&self) -> &AtomicBool {
+        // SAFETY: it points into `self.registry`, which lives as long as
+        // `self` holds it.
+        unsafe { &*self.wanted }
     }
 
     /// The body of worker thread `index`: runs jobs until the pool shuts down
@@ -220,7 +233,7 @@ impl WorkerThread {
         // until this half runs; a sleeper must then take it (F5).
         self.registry.sleep.new_work();
         // F3: relaxed, a hint; a missed request is covered by F4.
-        if self.registry.wanted[self.index].load(RELAXED) {
+        if self.wanted().load(RELAXED) {
             self.promote();
         }
     }
@@ -229,7 +242,7 @@ impl WorkerThread {
     /// every older one) was promoted or taken (F2).
     #[inline]
     pub(crate) fn pop_join(&self) -> Option<JobRef> {
-        self.joins.pop()
+        self.joins.pop_biased()
     }
 
     /// Pops one of this thread's own jobs: the shared deque's newest, else
@@ -245,7 +258,7 @@ impl WorkerThread {
     fn promote(&self) {
         // F3: relaxed; a request set after this store is served at a
         // later `join` or by F4.
-        self.registry.wanted[self.index].store(false, RELAXED);
+        self.wanted().store(false, RELAXED);
         if let Some(job) = self.joins.pop_oldest() {
             self.registry.counters[self.index].record(Event::Promoted);
             self.push(job);
