@@ -40,6 +40,13 @@ mod imp {
     pub(crate) fn heavy_barrier() {
         fence(std::sync::atomic::Ordering::SeqCst);
     }
+    #[inline(always)]
+    pub(crate) fn light_barrier_known(_expedited: bool) {
+        fence(std::sync::atomic::Ordering::SeqCst);
+    }
+    pub(crate) fn barriers_expedited() -> bool {
+        false
+    }
     pub(crate) fn register_barriers() {}
 
     /// Under loom, a value whose leak fails the model: the deque's buffers
@@ -71,6 +78,13 @@ mod imp {
     pub(crate) fn heavy_barrier() {
         fence(std::sync::atomic::Ordering::SeqCst);
     }
+    #[inline(always)]
+    pub(crate) fn light_barrier_known(_expedited: bool) {
+        fence(std::sync::atomic::Ordering::SeqCst);
+    }
+    pub(crate) fn barriers_expedited() -> bool {
+        false
+    }
     pub(crate) fn register_barriers() {}
 
     pub(crate) type LeakTrack = ();
@@ -90,7 +104,9 @@ mod imp {
         pub(crate) use std::thread::{current, park, spawn, yield_now, Builder, JoinHandle, Thread};
     }
 
-    pub(crate) use super::asymmetric::{heavy_barrier, light_barrier, register_barriers};
+    pub(crate) use super::asymmetric::{
+        barriers_expedited, heavy_barrier, light_barrier, light_barrier_known, register_barriers,
+    };
 
     pub(crate) type LeakTrack = ();
     pub(crate) fn leak_track() -> LeakTrack {}
@@ -134,7 +150,23 @@ mod asymmetric {
     #[inline(always)]
     pub(crate) fn light_barrier() {
         // M1: relaxed, see `register_barriers`.
-        if EXPEDITED.load(Relaxed) {
+        light_barrier_known(EXPEDITED.load(Relaxed));
+    }
+
+    /// Whether heavy barriers are process-wide, for a caller that keeps the
+    /// answer (M1): only once `register_barriers` has run can it be `true`,
+    /// and every thread that may run a heavy barrier against the caller's
+    /// light ones must come after that call.
+    pub(crate) fn barriers_expedited() -> bool {
+        // M1: relaxed, see `register_barriers`.
+        EXPEDITED.load(Relaxed)
+    }
+
+    /// The hot side, with `barriers_expedited()` read when the caller was
+    /// made: a test of a field at hand in place of a global's.
+    #[inline(always)]
+    pub(crate) fn light_barrier_known(expedited: bool) {
+        if expedited {
             compiler_fence(SeqCst);
         } else {
             full_fence();

@@ -50,3 +50,16 @@ pub(crate) fn barrier(barrier: Option<Barrier>) {
         None => {}
     }
 }
+
+/// As [`barrier`], for a caller that read `crate::sync::barriers_expedited()`
+/// when it was made: its light barriers test that field, which it has at
+/// hand, rather than a global whose address the compiler would otherwise
+/// keep in a register across the user's code.
+#[inline(always)]
+pub(crate) fn barrier_known(barrier: Option<Barrier>, expedited: bool) {
+    match barrier {
+        Some(Barrier::Light) => crate::sync::light_barrier_known(expedited),
+        Some(Barrier::Heavy) => crate::sync::heavy_barrier(),
+        None => {}
+    }
+}

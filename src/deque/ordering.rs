@@ -11,7 +11,7 @@ use crate::sync::Ordering;
 use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};
 
 use crate::weaken::orderings;
-pub(crate) use crate::weaken::{barrier, fence, Barrier};
+pub(crate) use crate::weaken::{barrier, barrier_known, fence, Barrier};
 
 orderings! {
     /// D1: the owner's load of `top` in `push`. Acquire: a thief's read of a

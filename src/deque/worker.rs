@@ -2,7 +2,7 @@
 
 use super::buffer::{Buffer, OwnerView, MAX_CAPACITY, SLOT_SIZE};
 use super::ordering::{
-    barrier, fence, CAS_FAILURE, OLDEST_CAS, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_LIGHT_BARRIER,
+    barrier_known, fence, CAS_FAILURE, OLDEST_CAS, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_LIGHT_BARRIER,
     POP_STORE_BOTTOM, PUBLISH_BUFFER, PUSH_LOAD_TOP, PUSH_STORE_BOTTOM,
 };
 use super::{Element, Inner, Stealer, DEFAULT_CAPACITY};
@@ -40,6 +40,10 @@ pub struct Worker<T: Element> {
     /// every steal must run the heavy one (D16). Fixed at creation and
     /// copied into every `Stealer`.
     owner_biased: bool,
+    /// Whether heavy barriers were process-wide when this deque was made
+    /// (M1): D15 then only stops the compiler. Read once, in
+    /// `owner_biased_with_capacity`, after registering.
+    expedited: bool,
 }
 
 // SAFETY: a `Worker` is the unique owner handle; moving it to another thread
@@ -112,6 +116,7 @@ impl<T: Element> Worker<T> {
             buffer: Cell::new(buffer),
             slots,
             owner_biased: false,
+            expedited: false,
         }
     }
 
@@ -164,6 +169,7 @@ impl<T: Element> Worker<T> {
         crate::sync::register_barriers();
         Worker {
             owner_biased: true,
+            expedited: crate::sync::barriers_expedited(),
             ..Self::with_capacity(capacity)
         }
     }
@@ -274,7 +280,7 @@ impl<T: Element> Worker<T> {
             // D15: the light side of the pair with every thief's D16, which
             // acts as D3's fence would: either the thief sees our smaller
             // `bottom`, or we see its larger `top`.
-            barrier(POP_LIGHT_BARRIER);
+            barrier_known(POP_LIGHT_BARRIER, self.expedited);
         } else {
             // D3: SeqCst fence. Store buffering against the thief's D6:
             // either the thief sees our smaller `bottom`, or we see its

@@ -9,7 +9,7 @@ use crate::sync::Ordering;
 #[allow(unused_imports)] // some appear only in weakened builds
 use crate::sync::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 use crate::weaken::orderings;
-pub(crate) use crate::weaken::{barrier, fence, Barrier};
+pub(crate) use crate::weaken::{barrier, barrier_known, fence, Barrier};
 
 orderings! {
     /// S2: the fence between a searcher's registration and its scan.

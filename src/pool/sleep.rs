@@ -17,22 +17,34 @@
 //! wakers also take, so a wake-up cannot fall between check and wait.
 
 use super::latch::CoreLatch;
-use super::ordering::{barrier, fence, COUNTERS_RMW, PRODUCER_FENCE, RELAXED, SEARCHER_FENCE, SLEEPER_FENCE};
+use super::ordering::{
+    barrier, barrier_known, fence, COUNTERS_RMW, PRODUCER_FENCE, RELAXED, SEARCHER_FENCE, SLEEPER_FENCE,
+};
 use crate::sync::{AtomicUsize, Condvar, Mutex, MutexGuard};
 
+/// One sleeping worker in `counters`: the low half, so that S4's test is
+/// one comparison (`wake_needed`).
+const ONE_SLEEPING: usize = 1;
 /// One searching worker in `counters`.
-const ONE_SEARCHING: usize = 1;
-/// One sleeping worker in `counters`.
-const ONE_SLEEPING: usize = 1 << 16;
+const ONE_SEARCHING: usize = 1 << 16;
 /// The most workers a pool may have, so both halves of `counters` fit.
-pub(crate) const MAX_WORKERS: usize = ONE_SLEEPING - 1;
+pub(crate) const MAX_WORKERS: usize = ONE_SEARCHING - 1;
 
 fn searching(counters: usize) -> usize {
-    counters & (ONE_SLEEPING - 1)
+    counters >> 16
 }
 
 fn sleeping(counters: usize) -> usize {
-    counters >> 16
+    counters & (ONE_SEARCHING - 1)
+}
+
+/// `searching(counters) == 0 && sleeping(counters) > 0`, as one comparison
+/// for the test every push makes (S4): nobody searches exactly when the
+/// word is its low half, and somebody sleeps when that is not 0, so the
+/// word is in `1..=MAX_WORKERS`.
+#[inline]
+fn wake_needed(counters: usize) -> bool {
+    counters.wrapping_sub(ONE_SLEEPING) < MAX_WORKERS
 }
 
 /// How a call to [`Sleep::sleep`] ended.
@@ -96,6 +108,10 @@ impl std::ops::DerefMut for Locked {
 pub(crate) struct Sleep {
     /// Searching count in the low 16 bits, sleeping count above.
     counters: AtomicUsize,
+    /// Whether heavy barriers were process-wide when the pool was built
+    /// (M1): S3 then only stops the compiler. `Builder::build` registers
+    /// before it makes the registry and starts any worker.
+    expedited: bool,
     /// `asleep[i]`: worker `i` is registered as sleeping and nobody has woken
     /// it yet; and the counts of `block_in_place` (W1).
     asleep: Mutex<Locked>,
@@ -118,6 +134,7 @@ impl Sleep {
     pub(crate) fn new(slots: usize, workers: usize) -> Self {
         Sleep {
             counters: AtomicUsize::new(0),
+            expedited: crate::sync::barriers_expedited(),
             asleep: Mutex::new(Locked {
                 asleep: vec![false; slots],
                 blocked: 0,
@@ -181,10 +198,10 @@ impl Sleep {
         // S3: the light barrier between the push and the read of `counters`:
         // the producer's half of the store-buffering pair with S2's heavy
         // barrier (M1). On every push, so it costs no instruction.
-        barrier(PRODUCER_FENCE);
+        barrier_known(PRODUCER_FENCE, self.expedited);
         // S4: relaxed; S3 makes it recent enough.
         let counters = self.counters.load(RELAXED);
-        if searching(counters) == 0 && sleeping(counters) > 0 {
+        if wake_needed(counters) {
             self.wake_one();
         }
     }
@@ -419,5 +436,27 @@ impl Sleep {
         // S1: relaxed RMW.
         self.counters
             .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), COUNTERS_RMW);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wake_needed_is_nobody_searching_and_somebody_sleeping() {
+        let counts = [0, 1, 2, 3, MAX_WORKERS - 1, MAX_WORKERS];
+        for searchers in counts {
+            for sleepers in counts {
+                let counters = searchers * ONE_SEARCHING + sleepers * ONE_SLEEPING;
+                assert_eq!(searching(counters), searchers);
+                assert_eq!(sleeping(counters), sleepers);
+                assert_eq!(
+                    wake_needed(counters),
+                    searchers == 0 && sleepers > 0,
+                    "{searchers} searching, {sleepers} sleeping"
+                );
+            }
+        }
     }
 }
