@@ -813,6 +813,16 @@ fn primitives(targets: &mut Targets) {
 
 /// A balanced binary tree, chili's own benchmark: the sum of its values,
 /// with a `join` at every node.
+///
+/// Which child a traversal visits first matters more than the `join`: the
+/// tree is allocated children before parents, left before right, so a
+/// right-first traversal reads the nodes in descending address order, which
+/// the hardware prefetcher follows, and a left-first one jumps about. With
+/// no `join` at all the two differ by 2 to 3 times. chili's `join` runs its
+/// *second* closure first, so chili's own benchmark (`join(left, right)`)
+/// goes right-first where rayon and this pool, which run the first closure
+/// first, go left-first. Each traversal here takes its order as
+/// `RIGHT_FIRST`, and every peer is given the same one.
 struct Node {
     value: u64,
     children: Option<Box<(Node, Node)>>,
@@ -826,27 +836,47 @@ impl Node {
         }
     }
 
-    fn sum_seq(&self) -> u64 {
-        self.value
-            + self
-                .children
-                .as_ref()
-                .map_or(0, |c| c.0.sum_seq() + c.1.sum_seq())
+    /// The children in visiting order.
+    fn ordered<const RIGHT_FIRST: bool>(children: &(Node, Node)) -> (&Node, &Node) {
+        if RIGHT_FIRST {
+            (&children.1, &children.0)
+        } else {
+            (&children.0, &children.1)
+        }
     }
 
-    fn sum<F: workloads::Fork>(&self, fork: &F) -> u64 {
+    fn sum_seq<const RIGHT_FIRST: bool>(&self) -> u64 {
         self.value
             + self.children.as_ref().map_or(0, |c| {
-                let (l, r) = fork.fork(|f| c.0.sum(f), |f| c.1.sum(f));
-                l + r
+                let (first, second) = Self::ordered::<RIGHT_FIRST>(c);
+                let x = first.sum_seq::<RIGHT_FIRST>();
+                x + second.sum_seq::<RIGHT_FIRST>()
             })
     }
 
-    fn sum_chili(&self, scope: &mut chili::Scope<'_>) -> u64 {
+    /// rayon's and this pool's `join` run their first closure first.
+    fn sum<const RIGHT_FIRST: bool, F: workloads::Fork>(&self, fork: &F) -> u64 {
         self.value
             + self.children.as_ref().map_or(0, |c| {
-                let (l, r) = scope.join(|s| c.0.sum_chili(s), |s| c.1.sum_chili(s));
-                l + r
+                let (first, second) = Self::ordered::<RIGHT_FIRST>(c);
+                let (x, y) = fork.fork(
+                    |f| first.sum::<RIGHT_FIRST, F>(f),
+                    |f| second.sum::<RIGHT_FIRST, F>(f),
+                );
+                x + y
+            })
+    }
+
+    /// chili's `join` runs its second closure first.
+    fn sum_chili<const RIGHT_FIRST: bool>(&self, scope: &mut chili::Scope<'_>) -> u64 {
+        self.value
+            + self.children.as_ref().map_or(0, |c| {
+                let (first, second) = Self::ordered::<RIGHT_FIRST>(c);
+                let (y, x) = scope.join(
+                    |s| second.sum_chili::<RIGHT_FIRST>(s),
+                    |s| first.sum_chili::<RIGHT_FIRST>(s),
+                );
+                x + y
             })
     }
 }
@@ -854,8 +884,8 @@ impl Node {
 /// `join` against the fork-join peers, chili (heartbeat scheduling: a
 /// `join` records the second half privately and only a heartbeat every
 /// 100 µs makes it stealable) and rayon: fib(30) and the sum of a tree of
-/// 2^22 - 1 nodes, a `join` per call or node, wall time, the fastest of
-/// `RUNS`, peers alternating. chili's `thread_count` counts the calling
+/// 2^22 - 1 nodes in both visiting orders (see [`Node`]), a `join` per call
+/// or node, wall time, the fastest of `RUNS`, peers alternating. chili's `thread_count` counts the calling
 /// thread, which works in its scope; the pools' callers wait in `install`.
 fn fork_join_peers() {
     const RUNS: usize = 7;
@@ -871,7 +901,7 @@ fn fork_join_peers() {
     let nodes = (1u64 << LAYERS) - 1;
     let tree_joins = nodes / 2;
     let inf = f64::INFINITY;
-    let (mut seq_fib, mut seq_tree) = (inf, inf);
+    let (mut seq_fib, mut seq_left, mut seq_right) = (inf, inf, inf);
     for _ in 0..RUNS {
         seq_fib = seq_fib.min(
             ns_per_op(fib_joins, cpu_time, || {
@@ -879,14 +909,23 @@ fn fork_join_peers() {
             })
             .0,
         );
-        seq_tree = seq_tree.min(
+        seq_left = seq_left.min(
             ns_per_op(tree_joins, cpu_time, || {
-                assert_eq!(black_box(&tree).sum_seq(), nodes)
+                assert_eq!(black_box(&tree).sum_seq::<false>(), nodes)
+            })
+            .0,
+        );
+        seq_right = seq_right.min(
+            ns_per_op(tree_joins, cpu_time, || {
+                assert_eq!(black_box(&tree).sum_seq::<true>(), nodes)
             })
             .0,
         );
     }
-    println!("  sequential, no join: fib {seq_fib:.2} ns, tree {seq_tree:.2} ns per join's worth of work");
+    println!(
+        "  sequential, no join: fib {seq_fib:.2} ns, tree {seq_left:.2} ns left child first, {seq_right:.2} ns \
+         right child first, per join's worth of work"
+    );
     for threads in [1, 2] {
         let pool = ThreadPool::new(threads);
         let rayon = rayon_pool(threads);
@@ -894,7 +933,7 @@ fn fork_join_peers() {
             thread_count: std::num::NonZero::new(threads),
             ..chili::Config::default()
         });
-        let mut best = [[inf; 3]; 2];
+        let mut best = [[inf; 3]; 3];
         for _ in 0..RUNS {
             let fib = [
                 ns_per_op(fib_joins, cpu_time, || {
@@ -907,23 +946,40 @@ fn fork_join_peers() {
                     assert_eq!(workloads::fib_chili(&mut chili.scope(), N), fib_expected)
                 }),
             ];
-            let sum = [
+            let left = [
                 ns_per_op(tree_joins, cpu_time, || {
-                    assert_eq!(pool.install(|| tree.sum(&pool)), nodes)
+                    assert_eq!(pool.install(|| tree.sum::<false, _>(&pool)), nodes)
                 }),
                 ns_per_op(tree_joins, cpu_time, || {
-                    assert_eq!(rayon.install(|| tree.sum(&Rayon)), nodes)
+                    assert_eq!(rayon.install(|| tree.sum::<false, _>(&Rayon)), nodes)
                 }),
                 ns_per_op(tree_joins, cpu_time, || {
-                    assert_eq!(tree.sum_chili(&mut chili.scope()), nodes)
+                    assert_eq!(tree.sum_chili::<false>(&mut chili.scope()), nodes)
+                }),
+            ];
+            let right = [
+                ns_per_op(tree_joins, cpu_time, || {
+                    assert_eq!(pool.install(|| tree.sum::<true, _>(&pool)), nodes)
+                }),
+                ns_per_op(tree_joins, cpu_time, || {
+                    assert_eq!(rayon.install(|| tree.sum::<true, _>(&Rayon)), nodes)
+                }),
+                ns_per_op(tree_joins, cpu_time, || {
+                    assert_eq!(tree.sum_chili::<true>(&mut chili.scope()), nodes)
                 }),
             ];
             for peer in 0..3 {
                 best[0][peer] = best[0][peer].min(fib[peer].0);
-                best[1][peer] = best[1][peer].min(sum[peer].0);
+                best[1][peer] = best[1][peer].min(left[peer].0);
+                best[2][peer] = best[2][peer].min(right[peer].0);
             }
         }
-        for (workload, [ours, rayon, chili]) in ["fib", "tree"].iter().zip(best) {
+        let workloads = [
+            "fib",
+            "tree, left child first",
+            "tree, right child first (chili's own order)",
+        ];
+        for (workload, [ours, rayon, chili]) in workloads.iter().zip(best) {
             println!(
                 "  {workload}, {threads} thread(s): stealpool {ours:.2}, rayon {rayon:.2}, chili {chili:.2} ns per \
                  join; stealpool {:.2}x rayon's, {:.2}x chili's",
