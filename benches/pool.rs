@@ -6,6 +6,10 @@
 //!   nothing else: pure fork-join overhead on T threads, against rayon and
 //!   chili (heartbeat scheduling). `sequential` is the same recursion
 //!   without forks, the floor.
+//! * `tree_sum/ORDER/T`: chili's own benchmark, the sum of a balanced tree
+//!   of 2^18 - 1 nodes with a `join` at every node, each peer visiting the
+//!   children in the same ORDER (`left_first` or `right_first`, see
+//!   `workloads::Node`: the order alone moves the time 2 to 3 times).
 //! * `quicksort_1M`, `mergesort_1M`: one million random `u64`s (the report
 //!   does ten million). Each library's own parallel sort, the same simple
 //!   fork-join algorithm forked through each peer (`*_same_algorithm`), and
@@ -33,7 +37,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use stealpool::ThreadPool;
-use workloads::{fib, fib_seq, merge_sort, mix, quicksort, random_u64s, spin_for, Countdown, Rayon, Threads};
+use workloads::{
+    fib, fib_seq, merge_sort, mix, quicksort, random_u64s, spin_for, Countdown, Node, Rayon, Threads,
+};
 
 const THREADS: usize = 2;
 
@@ -68,6 +74,48 @@ fn fib_join(c: &mut Criterion) {
         });
         group.bench_function(format!("chili/{threads}"), |b| {
             b.iter(|| workloads::fib_chili(&mut chili.scope(), black_box(N)))
+        });
+    }
+    group.finish();
+}
+
+fn tree_sum(c: &mut Criterion) {
+    const LAYERS: u32 = 18;
+    let tree = Node::tree(LAYERS);
+    let nodes = (1u64 << LAYERS) - 1;
+    let mut group = c.benchmark_group("pool/tree_sum");
+    group.throughput(Throughput::Elements(nodes / 2));
+    group.bench_function("sequential/left_first", |b| {
+        b.iter(|| black_box(&tree).sum_seq::<false>())
+    });
+    group.bench_function("sequential/right_first", |b| {
+        b.iter(|| black_box(&tree).sum_seq::<true>())
+    });
+    for threads in [1, 2] {
+        let ours = ThreadPool::new(threads);
+        let rayon = rayon_pool(threads);
+        // chili's thread count includes the caller, which works in its scope.
+        let chili = chili::ThreadPool::with_config(chili::Config {
+            thread_count: std::num::NonZero::new(threads),
+            ..chili::Config::default()
+        });
+        group.bench_function(format!("stealpool/left_first/{threads}"), |b| {
+            b.iter(|| ours.install(|| tree.sum::<false, _>(&ours)))
+        });
+        group.bench_function(format!("rayon/left_first/{threads}"), |b| {
+            b.iter(|| rayon.install(|| tree.sum::<false, _>(&Rayon)))
+        });
+        group.bench_function(format!("chili/left_first/{threads}"), |b| {
+            b.iter(|| tree.sum_chili::<false>(&mut chili.scope()))
+        });
+        group.bench_function(format!("stealpool/right_first/{threads}"), |b| {
+            b.iter(|| ours.install(|| tree.sum::<true, _>(&ours)))
+        });
+        group.bench_function(format!("rayon/right_first/{threads}"), |b| {
+            b.iter(|| rayon.install(|| tree.sum::<true, _>(&Rayon)))
+        });
+        group.bench_function(format!("chili/right_first/{threads}"), |b| {
+            b.iter(|| tree.sum_chili::<true>(&mut chili.scope()))
         });
     }
     group.finish();
@@ -274,6 +322,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = fib_join, sorts, spawn_scope, spawn_outside, heterogeneous_mix
+    targets = fib_join, tree_sum, sorts, spawn_scope, spawn_outside, heterogeneous_mix
 }
 criterion_main!(benches);

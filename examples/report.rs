@@ -35,7 +35,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 use stealpool::{Stats, ThreadPool};
-use workloads::{mix, quantile, random_u64s, spin_for, wake_latency_once, Countdown, Rayon, Threads};
+use workloads::{mix, quantile, random_u64s, spin_for, wake_latency_once, Countdown, Node, Rayon, Threads};
 
 /// The pools under test have this many workers (the machine's cores).
 fn workers() -> usize {
@@ -808,76 +808,6 @@ fn primitives(targets: &mut Targets) {
             format!("{:.2}x rayon's ({o:.1} ns vs {t:.1} ns, {what})", o / t),
             at_most(o / t),
         ));
-    }
-}
-
-/// A balanced binary tree, chili's own benchmark: the sum of its values,
-/// with a `join` at every node.
-///
-/// Which child a traversal visits first matters more than the `join`: the
-/// tree is allocated children before parents, left before right, so a
-/// right-first traversal reads the nodes in descending address order, which
-/// the hardware prefetcher follows, and a left-first one jumps about. With
-/// no `join` at all the two differ by 2 to 3 times. chili's `join` runs its
-/// *second* closure first, so chili's own benchmark (`join(left, right)`)
-/// goes right-first where rayon and this pool, which run the first closure
-/// first, go left-first. Each traversal here takes its order as
-/// `RIGHT_FIRST`, and every peer is given the same one.
-struct Node {
-    value: u64,
-    children: Option<Box<(Node, Node)>>,
-}
-
-impl Node {
-    fn tree(layers: u32) -> Node {
-        Node {
-            value: 1,
-            children: (layers > 1).then(|| Box::new((Node::tree(layers - 1), Node::tree(layers - 1)))),
-        }
-    }
-
-    /// The children in visiting order.
-    fn ordered<const RIGHT_FIRST: bool>(children: &(Node, Node)) -> (&Node, &Node) {
-        if RIGHT_FIRST {
-            (&children.1, &children.0)
-        } else {
-            (&children.0, &children.1)
-        }
-    }
-
-    fn sum_seq<const RIGHT_FIRST: bool>(&self) -> u64 {
-        self.value
-            + self.children.as_ref().map_or(0, |c| {
-                let (first, second) = Self::ordered::<RIGHT_FIRST>(c);
-                let x = first.sum_seq::<RIGHT_FIRST>();
-                x + second.sum_seq::<RIGHT_FIRST>()
-            })
-    }
-
-    /// rayon's and this pool's `join` run their first closure first.
-    fn sum<const RIGHT_FIRST: bool, F: workloads::Fork>(&self, fork: &F) -> u64 {
-        self.value
-            + self.children.as_ref().map_or(0, |c| {
-                let (first, second) = Self::ordered::<RIGHT_FIRST>(c);
-                let (x, y) = fork.fork(
-                    |f| first.sum::<RIGHT_FIRST, F>(f),
-                    |f| second.sum::<RIGHT_FIRST, F>(f),
-                );
-                x + y
-            })
-    }
-
-    /// chili's `join` runs its second closure first.
-    fn sum_chili<const RIGHT_FIRST: bool>(&self, scope: &mut chili::Scope<'_>) -> u64 {
-        self.value
-            + self.children.as_ref().map_or(0, |c| {
-                let (first, second) = Self::ordered::<RIGHT_FIRST>(c);
-                let (y, x) = scope.join(
-                    |s| second.sum_chili::<RIGHT_FIRST>(s),
-                    |s| first.sum_chili::<RIGHT_FIRST>(s),
-                );
-                x + y
-            })
     }
 }
 
