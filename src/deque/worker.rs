@@ -212,6 +212,13 @@ impl<T: Element> Worker<T> {
     /// the deque is left as it was and `value` is dropped. As with a `Vec`, a
     /// grown buffer that the allocator refuses aborts the process.
     pub fn push(&self, value: T) {
+        self.push_indexed(value);
+    }
+
+    /// `push`, returning the index the value went to: what `take_back`
+    /// takes back.
+    #[inline(always)]
+    pub(crate) fn push_indexed(&self, value: T) -> i64 {
         let inner = &*self.inner;
         // D12: `bottom` is ours; we always read our own latest store.
         let bottom = inner.bottom.load(OWNER_LOCAL);
@@ -228,6 +235,7 @@ impl<T: Element> Worker<T> {
         // D2: release, publishing the slot to thieves that acquire `bottom`
         // (D7).
         inner.bottom.store(bottom + 1, PUSH_STORE_BOTTOM);
+        bottom
     }
 
     /// Pops the newest element from the bottom, or `None` if the deque is
@@ -263,6 +271,59 @@ impl<T: Element> Worker<T> {
         // D12: `bottom` is ours.
         let bottom = self.inner.bottom.load(OWNER_LOCAL);
         self.take_bottom(bottom - 1, true)
+    }
+
+    /// Takes back the element `push_indexed` put at `index`, for an
+    /// owner-biased deque's owner that has pushed and popped in balance
+    /// since: `Ok(())` if it did, without reading the element's slot (the
+    /// caller knows what it pushed); `Err(None)` if thieves took it; and, if
+    /// `bottom` is not `index + 1` after all, `Err` of what `pop_biased`
+    /// returns.
+    ///
+    /// Its store of `bottom` waits for no load of it: the value stored comes
+    /// from the push, and the load of `bottom` only feeds a predicted branch.
+    /// A pool worker's `join` nested in another then never waits for the
+    /// inner one's store to be forwarded to its own load.
+    ///
+    /// # Safety
+    ///
+    /// `index` is what `push_indexed` returned for an element that this
+    /// owner has not popped since; on `Ok` the element left the deque with
+    /// no `from_word`, so it must be one that needs no drop, or the caller
+    /// must account for it.
+    #[inline(always)]
+    pub(crate) unsafe fn take_back(&self, index: i64) -> Result<(), Option<T>> {
+        debug_assert!(self.owner_biased, "take_back on a symmetric deque");
+        let inner = &*self.inner;
+        // D12: `bottom` is ours. Only compared, so nothing below waits for it.
+        if inner.bottom.load(OWNER_LOCAL) != index + 1 {
+            return Err(self.pop_biased());
+        }
+        // D14, then D15 in place of D3: as in `take_bottom`.
+        inner.bottom.store(index, POP_STORE_BOTTOM);
+        barrier_known(POP_LIGHT_BARRIER, self.expedited);
+        // D12: relaxed; D15 is what makes it current enough.
+        let top = inner.top.load(OWNER_LOCAL);
+        if top < index {
+            // More than one element, so the one at `index` is still the one
+            // pushed there: only the owner writes slots, at `bottom`, which
+            // stayed above `index` since, and a wrapped index would have
+            // grown the buffer first.
+            return Ok(());
+        }
+        let won = top == index
+            && inner
+                .top
+                .compare_exchange(top, top + 1, POP_CAS, CAS_FAILURE)
+                .is_ok();
+        // D14: the deque is empty either way (thieves emptied it, or the
+        // last element went to D4's winner): put `bottom` back.
+        inner.bottom.store(index + 1, POP_STORE_BOTTOM);
+        if won {
+            Ok(())
+        } else {
+            Err(None)
+        }
     }
 
     /// Takes index `bottom` (one below the current `bottom`) unless thieves
@@ -416,5 +477,60 @@ impl<T: Element> Worker<T> {
     /// Whether `self` and `stealer` are two ends of the same deque.
     pub(super) fn is_same_deque(&self, inner: &Arc<Inner<T>>) -> bool {
         Arc::ptr_eq(&self.inner, inner)
+    }
+}
+
+#[cfg(all(test, not(any(feature = "loom", feature = "shuttle"))))]
+mod tests {
+    use super::Worker;
+    use crate::deque::Steal;
+
+    #[test]
+    fn take_back_returns_the_newest_without_reading_it() {
+        let worker = Worker::owner_biased_with_capacity(2);
+        let first = worker.push_indexed(10usize);
+        let second = worker.push_indexed(20);
+        // The buffer grew at the third push; the index still names 30.
+        let third = worker.push_indexed(30);
+        assert_eq!((first, second, third), (0, 1, 2));
+        // SAFETY: each index is its push's, taken back once; `usize` needs no drop.
+        unsafe {
+            assert_eq!(worker.take_back(third), Ok(()));
+            assert_eq!(worker.take_back(second), Ok(()));
+        }
+        assert_eq!(worker.len(), 1);
+        assert_eq!(worker.stealer().steal(), Steal::Success(10));
+    }
+
+    #[test]
+    fn take_back_of_the_last_element_races_thieves_by_cas() {
+        let worker = Worker::owner_biased_with_capacity(4);
+        let index = worker.push_indexed(1usize);
+        // SAFETY: as above.
+        assert_eq!(unsafe { worker.take_back(index) }, Ok(()));
+        assert!(worker.is_empty());
+        // Taken by a thief first: gone, and `bottom` is put back.
+        let index = worker.push_indexed(2);
+        assert_eq!(worker.stealer().steal(), Steal::Success(2));
+        // SAFETY: as above.
+        assert_eq!(unsafe { worker.take_back(index) }, Err(None));
+        assert!(worker.is_empty());
+        let index = worker.push_indexed(3);
+        // SAFETY: as above.
+        assert_eq!(unsafe { worker.take_back(index) }, Ok(()));
+        assert!(worker.is_empty());
+    }
+
+    #[test]
+    fn take_back_out_of_balance_is_pop_biased() {
+        let worker = Worker::owner_biased_with_capacity(4);
+        let index = worker.push_indexed(1usize);
+        worker.push(2);
+        // `bottom` is not `index + 1`: the newest element comes back instead.
+        // SAFETY: `index` is its push's and not popped since; `usize` needs no drop.
+        assert_eq!(unsafe { worker.take_back(index) }, Err(Some(2)));
+        // SAFETY: as above; now in balance.
+        assert_eq!(unsafe { worker.take_back(index) }, Ok(()));
+        assert!(worker.is_empty());
     }
 }

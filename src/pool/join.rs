@@ -31,8 +31,7 @@ where
     // SAFETY: `job_b` stays in this frame until it has run: we return only
     // after popping it back or seeing its latch set (J1).
     let job_b_ref = unsafe { job_b.as_job_ref() };
-    let job_b_id: *const JoinJob<_, _> = job_b;
-    worker.push_join(job_b_ref);
+    let index = worker.push_join(job_b_ref);
 
     // `a`'s value lives in registers; its panic goes to a cold path.
     let result_a = match panic::catch_unwind(AssertUnwindSafe(a)) {
@@ -40,13 +39,16 @@ where
         Err(payload) => a_panicked(worker, job_b, payload),
     };
 
-    // Take `b` back: the common case, inline. If it is not the newest
-    // pending half, it is no longer pending (F2): promoted, taken, or run
-    // while this thread helped during `a`. The rest is on a cold path.
-    let result_b = match worker.pop_join() {
-        // SAFETY: popped back; the job is never dropped nor read again.
-        Some(job) if job.is(job_b_id.cast()) => (unsafe { job_b.take_func() })(),
-        first => finish_b(worker, job_b, first),
+    // Take `b` back: the common case, inline, without reading its slot
+    // (F1). If it is not the newest pending half, it is no longer pending
+    // (F2): promoted, taken, or run while this thread helped during `a`.
+    // The rest is on a cold path.
+    // SAFETY: `index` is where `b` went; nothing pops it while `a` runs
+    // (F2), and a panicking `a` never gets here.
+    let result_b = match unsafe { worker.take_back_join(index) } {
+        // SAFETY: taken back; the job is never dropped nor read again.
+        Ok(()) => (unsafe { job_b.take_func() })(),
+        Err(first) => finish_b(worker, job_b, first),
     };
     (result_a, result_b)
 }

@@ -227,8 +227,8 @@ impl WorkerThread {
     /// no barrier and no RMW, then tells sleepers (S3, S4) as any push does,
     /// and serves a pending request for work (F3).
     #[inline]
-    pub(crate) fn push_join(&self, job: JobRef) {
-        self.joins.push(job);
+    pub(crate) fn push_join(&self, job: JobRef) -> i64 {
+        let index = self.joins.push_indexed(job);
         // S3 here too: the task that forked may block outside the pool
         // until this half runs; a sleeper must then take it (F5).
         self.registry.sleep.new_work();
@@ -236,6 +236,7 @@ impl WorkerThread {
         if self.wanted().load(RELAXED) {
             self.promote();
         }
+        index
     }
 
     /// Takes back the newest pending `join` half, or `None` if it (and so
@@ -243,6 +244,19 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn pop_join(&self) -> Option<JobRef> {
         self.joins.pop_biased()
+    }
+
+    /// Takes back the half `push_join` put at `index` (F1): `Ok(())` if it
+    /// was still there, else `Err` of what `pop_join` finds (F2).
+    ///
+    /// # Safety
+    ///
+    /// As `Worker::take_back`: `index` is what `push_join` returned, for a
+    /// half this thread has not popped since.
+    #[inline]
+    pub(crate) unsafe fn take_back_join(&self, index: i64) -> Result<(), Option<JobRef>> {
+        // SAFETY: a `JobRef` needs no drop; the rest is the caller's.
+        unsafe { self.joins.take_back(index) }
     }
 
     /// Pops one of this thread's own jobs: the shared deque's newest, else
