@@ -36,6 +36,10 @@ pub struct Worker<T: Element> {
     /// The owner's view of that buffer's slots, replaced with it: `push`
     /// and `pop` index a slot without loading anything through `buffer`.
     slots: Cell<OwnerView>,
+    /// `push` writes below this index without loading `top`: a `top` that
+    /// D1 read, plus the capacity of the buffer then. `top` only grows, so
+    /// an old one is a safe, smaller bound (D1).
+    push_limit: Cell<i64>,
     /// Whether `pop` runs a light barrier instead of a fence (D15), so
     /// every steal must run the heavy one (D16). Fixed at creation and
     /// copied into every `Stealer`.
@@ -115,6 +119,7 @@ impl<T: Element> Worker<T> {
             inner,
             buffer: Cell::new(buffer),
             slots,
+            push_limit: Cell::new(0),
             owner_biased: false,
             expedited: false,
         }
@@ -222,12 +227,16 @@ impl<T: Element> Worker<T> {
         let inner = &*self.inner;
         // D12: `bottom` is ours; we always read our own latest store.
         let bottom = inner.bottom.load(OWNER_LOCAL);
-        // D1: acquire, so the thief whose CAS moved `top` past a slot has
-        // finished reading that slot before we overwrite it below.
-        let top = inner.top.load(PUSH_LOAD_TOP);
         let mut slots = self.slots.get();
-        if bottom - top >= slots.capacity() as i64 {
-            slots = self.grow(top, bottom);
+        if bottom >= self.push_limit.get() {
+            // D1: acquire, so the thief whose CAS moved `top` past a slot
+            // has finished reading that slot before we overwrite it, here
+            // or at any later push below the limit this load sets.
+            let top = inner.top.load(PUSH_LOAD_TOP);
+            if bottom - top >= slots.capacity() as i64 {
+                slots = self.grow(top, bottom);
+            }
+            self.push_limit.set(top + slots.capacity() as i64);
         }
         // D11: relaxed slot write; thieves cannot claim index `bottom` until
         // they see the store of `bottom + 1` below.
