@@ -5,7 +5,9 @@
 //! * `fib_join/T`: `fib(20)` with a `join` at every call (10 945 joins),
 //!   nothing else: pure fork-join overhead on T threads, against rayon and
 //!   chili (heartbeat scheduling). `sequential` is the same recursion
-//!   without forks, the floor.
+//!   without forks, the floor. Each sample's runs happen inside one
+//!   `install` (one chili scope), so the hand-off of a run to a sleeping
+//!   worker is not timed.
 //! * `tree_sum/ORDER/T`: chili's own benchmark, the sum of a balanced tree
 //!   of 2^18 - 1 nodes with a `join` at every node, each peer visiting the
 //!   children in the same ORDER (`left_first` or `right_first`, see
@@ -35,7 +37,7 @@ use criterion::{
 use mutex_pool::MutexPool;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use stealpool::ThreadPool;
 use workloads::{
     fib, fib_seq, merge_sort, mix, quicksort, random_u64s, spin_for, Countdown, Node, Rayon, Threads,
@@ -50,6 +52,19 @@ fn rayon_pool(threads: usize) -> rayon::ThreadPool {
         .unwrap()
 }
 
+/// `iters` runs of `f`, timed where they run. The fork-join groups call it
+/// inside one `install` per sample (and in one chili scope), so that they
+/// time the `join`s and not the hand-off of each run to a sleeping worker,
+/// which would be most of a 50 µs run; the report measures that wake-up
+/// on its own.
+fn timed<R>(iters: u64, mut f: impl FnMut() -> R) -> Duration {
+    let start = Instant::now();
+    for _ in 0..iters {
+        black_box(f());
+    }
+    start.elapsed()
+}
+
 fn fib_join(c: &mut Criterion) {
     const N: u64 = 20;
     let joins = (workloads::fib_calls(N) - 1) / 2;
@@ -59,12 +74,12 @@ fn fib_join(c: &mut Criterion) {
     for threads in [1, 2] {
         let ours = ThreadPool::new(threads);
         group.bench_function(format!("stealpool/{threads}"), |b| {
-            b.iter(|| ours.install(|| fib(&ours, black_box(N))))
+            b.iter_custom(|iters| ours.install(|| timed(iters, || fib(&ours, black_box(N)))))
         });
         drop(ours);
         let rayon = rayon_pool(threads);
         group.bench_function(format!("rayon/{threads}"), |b| {
-            b.iter(|| rayon.install(|| fib(&Rayon, black_box(N))))
+            b.iter_custom(|iters| rayon.install(|| timed(iters, || fib(&Rayon, black_box(N)))))
         });
         drop(rayon);
         // chili's thread count includes the caller, which works in its scope.
@@ -73,7 +88,10 @@ fn fib_join(c: &mut Criterion) {
             ..chili::Config::default()
         });
         group.bench_function(format!("chili/{threads}"), |b| {
-            b.iter(|| workloads::fib_chili(&mut chili.scope(), black_box(N)))
+            b.iter_custom(|iters| {
+                let mut scope = chili.scope();
+                timed(iters, || workloads::fib_chili(&mut scope, black_box(N)))
+            })
         });
     }
     group.finish();
@@ -100,22 +118,28 @@ fn tree_sum(c: &mut Criterion) {
             ..chili::Config::default()
         });
         group.bench_function(format!("stealpool/left_first/{threads}"), |b| {
-            b.iter(|| ours.install(|| tree.sum::<false, _>(&ours)))
+            b.iter_custom(|iters| ours.install(|| timed(iters, || tree.sum::<false, _>(&ours))))
         });
         group.bench_function(format!("rayon/left_first/{threads}"), |b| {
-            b.iter(|| rayon.install(|| tree.sum::<false, _>(&Rayon)))
+            b.iter_custom(|iters| rayon.install(|| timed(iters, || tree.sum::<false, _>(&Rayon))))
         });
         group.bench_function(format!("chili/left_first/{threads}"), |b| {
-            b.iter(|| tree.sum_chili::<false>(&mut chili.scope()))
+            b.iter_custom(|iters| {
+                let mut scope = chili.scope();
+                timed(iters, || tree.sum_chili::<false>(&mut scope))
+            })
         });
         group.bench_function(format!("stealpool/right_first/{threads}"), |b| {
-            b.iter(|| ours.install(|| tree.sum::<true, _>(&ours)))
+            b.iter_custom(|iters| ours.install(|| timed(iters, || tree.sum::<true, _>(&ours))))
         });
         group.bench_function(format!("rayon/right_first/{threads}"), |b| {
-            b.iter(|| rayon.install(|| tree.sum::<true, _>(&Rayon)))
+            b.iter_custom(|iters| rayon.install(|| timed(iters, || tree.sum::<true, _>(&Rayon))))
         });
         group.bench_function(format!("chili/right_first/{threads}"), |b| {
-            b.iter(|| tree.sum_chili::<true>(&mut chili.scope()))
+            b.iter_custom(|iters| {
+                let mut scope = chili.scope();
+                timed(iters, || tree.sum_chili::<true>(&mut scope))
+            })
         });
     }
     group.finish();
