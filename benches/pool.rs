@@ -110,39 +110,60 @@ fn tree_sum(c: &mut Criterion) {
         b.iter(|| black_box(&tree).sum_seq::<true>())
     });
     for threads in [1, 2] {
-        let ours = ThreadPool::new(threads);
-        let rayon = rayon_pool(threads);
-        // chili's thread count includes the caller, which works in its scope.
-        let chili = chili::ThreadPool::with_config(chili::Config {
-            thread_count: std::num::NonZero::new(threads),
-            ..chili::Config::default()
+        let peers = ForkJoinPeers::new(threads);
+        peers.tree_sum::<false>(&mut group, &tree, "left_first");
+        peers.tree_sum::<true>(&mut group, &tree, "right_first");
+    }
+    group.finish();
+}
+
+/// The fork-join peers at one thread count.
+struct ForkJoinPeers {
+    threads: usize,
+    ours: ThreadPool,
+    rayon: rayon::ThreadPool,
+    chili: chili::ThreadPool,
+}
+
+impl ForkJoinPeers {
+    fn new(threads: usize) -> Self {
+        ForkJoinPeers {
+            threads,
+            ours: ThreadPool::new(threads),
+            rayon: rayon_pool(threads),
+            // chili's thread count includes the caller, which works in its
+            // scope.
+            chili: chili::ThreadPool::with_config(chili::Config {
+                thread_count: std::num::NonZero::new(threads),
+                ..chili::Config::default()
+            }),
+        }
+    }
+
+    /// The tree sum on each peer, every one visiting in the same order.
+    fn tree_sum<const RIGHT_FIRST: bool>(
+        &self,
+        group: &mut BenchmarkGroup<'_, WallTime>,
+        tree: &Node,
+        order: &str,
+    ) {
+        let (ours, threads) = (&self.ours, self.threads);
+        group.bench_function(format!("stealpool/{order}/{threads}"), |b| {
+            b.iter_custom(|iters| ours.install(|| timed(iters, || tree.sum::<RIGHT_FIRST, _>(ours))))
         });
-        group.bench_function(format!("stealpool/left_first/{threads}"), |b| {
-            b.iter_custom(|iters| ours.install(|| timed(iters, || tree.sum::<false, _>(&ours))))
-        });
-        group.bench_function(format!("rayon/left_first/{threads}"), |b| {
-            b.iter_custom(|iters| rayon.install(|| timed(iters, || tree.sum::<false, _>(&Rayon))))
-        });
-        group.bench_function(format!("chili/left_first/{threads}"), |b| {
+        group.bench_function(format!("rayon/{order}/{threads}"), |b| {
             b.iter_custom(|iters| {
-                let mut scope = chili.scope();
-                timed(iters, || tree.sum_chili::<false>(&mut scope))
+                self.rayon
+                    .install(|| timed(iters, || tree.sum::<RIGHT_FIRST, _>(&Rayon)))
             })
         });
-        group.bench_function(format!("stealpool/right_first/{threads}"), |b| {
-            b.iter_custom(|iters| ours.install(|| timed(iters, || tree.sum::<true, _>(&ours))))
-        });
-        group.bench_function(format!("rayon/right_first/{threads}"), |b| {
-            b.iter_custom(|iters| rayon.install(|| timed(iters, || tree.sum::<true, _>(&Rayon))))
-        });
-        group.bench_function(format!("chili/right_first/{threads}"), |b| {
+        group.bench_function(format!("chili/{order}/{threads}"), |b| {
             b.iter_custom(|iters| {
-                let mut scope = chili.scope();
-                timed(iters, || tree.sum_chili::<true>(&mut scope))
+                let mut scope = self.chili.scope();
+                timed(iters, || tree.sum_chili::<RIGHT_FIRST>(&mut scope))
             })
         });
     }
-    group.finish();
 }
 
 /// Runs `sort` on a fresh copy of `input` each iteration; the copy is not

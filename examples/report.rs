@@ -876,28 +876,8 @@ fn fork_join_peers() {
                     assert_eq!(workloads::fib_chili(&mut chili.scope(), N), fib_expected)
                 }),
             ];
-            let left = [
-                ns_per_op(tree_joins, cpu_time, || {
-                    assert_eq!(pool.install(|| tree.sum::<false, _>(&pool)), nodes)
-                }),
-                ns_per_op(tree_joins, cpu_time, || {
-                    assert_eq!(rayon.install(|| tree.sum::<false, _>(&Rayon)), nodes)
-                }),
-                ns_per_op(tree_joins, cpu_time, || {
-                    assert_eq!(tree.sum_chili::<false>(&mut chili.scope()), nodes)
-                }),
-            ];
-            let right = [
-                ns_per_op(tree_joins, cpu_time, || {
-                    assert_eq!(pool.install(|| tree.sum::<true, _>(&pool)), nodes)
-                }),
-                ns_per_op(tree_joins, cpu_time, || {
-                    assert_eq!(rayon.install(|| tree.sum::<true, _>(&Rayon)), nodes)
-                }),
-                ns_per_op(tree_joins, cpu_time, || {
-                    assert_eq!(tree.sum_chili::<true>(&mut chili.scope()), nodes)
-                }),
-            ];
+            let left = tree_runs::<false>(&tree, nodes, &pool, &rayon, &chili);
+            let right = tree_runs::<true>(&tree, nodes, &pool, &rayon, &chili);
             for peer in 0..3 {
                 best[0][peer] = best[0][peer].min(fib[peer].0);
                 best[1][peer] = best[1][peer].min(left[peer].0);
@@ -920,6 +900,30 @@ fn fork_join_peers() {
     }
     short_regions();
     region_speedups();
+}
+
+/// One run of the tree sum on each fork-join peer, all visiting the
+/// children in the same order: (wall, CPU) ns per join. The sum is the
+/// number of `nodes`.
+fn tree_runs<const RIGHT_FIRST: bool>(
+    tree: &Node,
+    nodes: u64,
+    pool: &ThreadPool,
+    rayon: &rayon::ThreadPool,
+    chili: &chili::ThreadPool,
+) -> [(f64, f64); 3] {
+    let joins = nodes / 2;
+    [
+        ns_per_op(joins, cpu_time, || {
+            assert_eq!(pool.install(|| tree.sum::<RIGHT_FIRST, _>(pool)), nodes)
+        }),
+        ns_per_op(joins, cpu_time, || {
+            assert_eq!(rayon.install(|| tree.sum::<RIGHT_FIRST, _>(&Rayon)), nodes)
+        }),
+        ns_per_op(joins, cpu_time, || {
+            assert_eq!(tree.sum_chili::<RIGHT_FIRST>(&mut chili.scope()), nodes)
+        }),
+    ]
 }
 
 /// How long `f` took.
