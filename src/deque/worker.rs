@@ -320,6 +320,7 @@ impl<T: Element> Worker<T> {
             // grown the buffer first.
             return Ok(());
         }
+        // D4: the last element; the CAS's atomicity decides against thieves.
         let won = top == index
             && inner
                 .top
