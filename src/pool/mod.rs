@@ -7,6 +7,7 @@
 //! protocol with no lost wake-up (`proofs/sleep.md`).
 
 mod affinity;
+mod attention;
 mod blocking;
 mod builder;
 mod continuation;

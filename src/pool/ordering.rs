@@ -58,6 +58,6 @@ pub(crate) const SLOT_MARK_RMW: Ordering = Relaxed;
 /// which `terminate` takes (to wake them all) after storing it.
 pub(crate) const TERMINATE_STORE: Ordering = Relaxed;
 
-/// S4, L3, P1 (increment), P2, C1 (increment), X1 (load), X2, T1: relaxed
+/// S4, S7, L3, P1 (increment), P2, C1 (increment), X1 (load), X2, T1: relaxed
 /// accesses, each argued at its step.
 pub(crate) const RELAXED: Ordering = Relaxed;

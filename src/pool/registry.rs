@@ -33,9 +33,6 @@ pub(crate) struct Registry {
     /// halves: taken from only by a worker that found no other work and
     /// asked in vain (F4), each steal paying a heavy barrier (D16).
     pub(crate) join_stealers: Box<[Stealer<JobRef>]>,
-    /// `wanted[i]`: some worker is out of work and asks worker `i` to move
-    /// its oldest pending `join` half where thieves look (F3). A hint.
-    pub(crate) wanted: Box<[CachePadded<AtomicBool>]>,
     pub(crate) injector: Injector,
     /// The queues of the levels other than `Normal` (V2).
     pub(crate) priority: PriorityQueues,
@@ -83,9 +80,6 @@ impl Registry {
         Registry {
             stealers: stealers.into(),
             join_stealers: join_stealers.into(),
-            wanted: (0..slots)
-                .map(|_| CachePadded::new(AtomicBool::new(false)))
-                .collect(),
             injector: Injector::new(),
             priority: PriorityQueues::new(level_stealers),
             sleep: Sleep::new(slots, workers),

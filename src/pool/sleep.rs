@@ -13,9 +13,13 @@
 //!
 //! S2 and S3 forbid store buffering: either the sleeper's final check sees
 //! the new work, or the producer sees the sleeper registered and wakes it.
+//! A `join` reads its slot's attention word instead of the counters (S7):
+//! every sleeper raises every word before its barrier, so the word is zero
+//! only while nobody sleeps.
 //! Registration, the final check and the wait happen under one mutex, which
 //! wakers also take, so a wake-up cannot fall between check and wait.
 
+use super::attention::Attention;
 use super::latch::CoreLatch;
 use super::ordering::{
     barrier, barrier_known, fence, COUNTERS_RMW, PRODUCER_FENCE, RELAXED, SEARCHER_FENCE, SLEEPER_FENCE,
@@ -125,6 +129,9 @@ pub(crate) struct Sleep {
     /// for good, and the spare threads holding a slot (X2, W2). Changed
     /// and read only under the sleep lock.
     members: AtomicUsize,
+    /// Each slot's attention word, which `join` reads in place of
+    /// `counters` (S7): every sleeper is counted in every worker's word.
+    pub(crate) attention: Attention,
 }
 
 impl Sleep {
@@ -132,9 +139,10 @@ impl Sleep {
     /// are the pool's workers, members from the start; the others are
     /// spare threads' slots, members while a spare holds them (W2).
     pub(crate) fn new(slots: usize, workers: usize) -> Self {
+        let expedited = crate::sync::barriers_expedited();
         Sleep {
             counters: AtomicUsize::new(0),
-            expedited: crate::sync::barriers_expedited(),
+            expedited,
             asleep: Mutex::new(Locked {
                 asleep: vec![false; slots],
                 blocked: 0,
@@ -144,6 +152,14 @@ impl Sleep {
             wakers: (0..slots).map(|_| Condvar::new()).collect(),
             max_searching: workers.div_ceil(2),
             members: AtomicUsize::new(workers),
+            // S7: the words need a light barrier that pairs with the
+            // sleepers' heavy one; under the model checkers both are
+            // `fence(SeqCst)` (M1), so they check the words' protocol.
+            attention: Attention::new(
+                slots,
+                workers,
+                expedited || cfg!(any(feature = "loom", feature = "shuttle")),
+            ),
         }
     }
 
@@ -214,6 +230,8 @@ impl Sleep {
         // the queues after taking this lock.
         self.counters
             .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), COUNTERS_RMW);
+        // S7: the sleep is over.
+        self.attention.sleeper_out();
         self.wakers[index].notify_one();
     }
 
@@ -269,6 +287,9 @@ impl Sleep {
             ONE_SLEEPING
         };
         self.counters.fetch_add(change, COUNTERS_RMW);
+        // S7: and in every slot's attention word, also before S2, so that
+        // a `join` that reads only its word cannot miss this sleeper.
+        self.attention.sleeper_in();
         asleep[index] = true;
         // S6: announce the sleep on the latch, under the lock: a setter that
         // sees `SLEEPING` takes this lock to wake us, so it cannot run before
@@ -314,6 +335,8 @@ impl Sleep {
             asleep[index] = false;
             // S1: leave the pool: no longer sleeping, not searching.
             self.counters.fetch_sub(ONE_SLEEPING, COUNTERS_RMW);
+            // S7: nor in the attention words.
+            self.attention.sleeper_out();
             // X2: relaxed, under the lock, after this worker's last check.
             self.members.fetch_sub(1, RELAXED);
             if index >= self.workers {
@@ -436,6 +459,8 @@ impl Sleep {
         // S1: relaxed RMW.
         self.counters
             .fetch_add(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING), COUNTERS_RMW);
+        // S7: the sleep is over.
+        self.attention.sleeper_out();
     }
 }
 

@@ -1,16 +1,17 @@
 //! A worker thread: its deque, its search for work, and its idle loop.
 
 use super::affinity;
+use super::attention::Attention;
 use super::job::{AbortOnUnwind, JobRef};
 use super::latch::CoreLatch;
-use super::ordering::RELAXED;
+use super::ordering::{barrier_known, PRODUCER_FENCE, RELAXED};
 use super::priority::{LevelDeques, Levels, Priority, PASS_LIMIT};
 use super::registry::Registry;
 use super::sleep::Wake;
 use super::stats::Event;
 use super::topology::Distance;
 use crate::deque::{Steal, Stealer, Worker};
-use crate::sync::{spin_loop, thread, thread_local, Arc, AtomicBool};
+use crate::sync::{spin_loop, thread, thread_local, Arc, AtomicUsize};
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
@@ -76,9 +77,9 @@ pub(crate) struct WorkerThread {
     exempted: Cell<usize>,
     /// Inside `block_in_place` (W1).
     blocking: Cell<bool>,
-    /// `registry.wanted[index]`, read at every `join` (F3): its address,
-    /// so that the read is one load.
-    wanted: *const AtomicBool,
+    /// This slot's attention word, read at every `join` (S7, F3): its
+    /// address, so that the read is one load.
+    attention: *const AtomicUsize,
 }
 
 /// A slot's deques: shared, pending `join` halves, one per level.
@@ -121,7 +122,7 @@ impl WorkerThread {
     /// thread's.
     pub(crate) fn new(index: usize, deques: Deques, registry: Arc<Registry>) -> WorkerThread {
         let (local, joins, levels) = deques;
-        let wanted: *const AtomicBool = &*registry.wanted[index];
+        let attention: *const AtomicUsize = registry.sleep.attention.word(index);
         WorkerThread {
             index,
             local,
@@ -135,16 +136,16 @@ impl WorkerThread {
             tasks_on_stack: Cell::new(0),
             exempted: Cell::new(0),
             blocking: Cell::new(false),
-            wanted,
+            attention,
         }
     }
 
-    /// This slot's request word (F3).
+    /// This slot's attention word (S7).
     #[inline]
-    fn wanted(&self) -> &AtomicBool {
+    fn attention(&self) -> &AtomicUsize {
         // SAFETY: it points into `self.registry`, which lives as long as
         // `self` holds it.
-        unsafe { &*self.wanted }
+        unsafe { &*self.attention }
     }
 
     /// The body of worker thread `index`: runs jobs until the pool shuts down
@@ -230,13 +231,31 @@ impl WorkerThread {
     pub(crate) fn push_join(&self, job: JobRef) -> i64 {
         let index = self.joins.push_indexed(job);
         // S3 here too: the task that forked may block outside the pool
-        // until this half runs; a sleeper must then take it (F5).
-        self.registry.sleep.new_work();
-        // F3: relaxed, a hint; a missed request is covered by F4.
-        if self.wanted().load(RELAXED) {
-            self.promote();
+        // until this half runs; a sleeper must then take it (F5). Known
+        // light: a word without `FALLBACK` means light barriers pair (S7).
+        barrier_known(PRODUCER_FENCE, true);
+        // S7: relaxed; S3 makes it recent enough. Zero: nobody sleeps and
+        // nobody asks (F3).
+        let word = self.attention().load(RELAXED);
+        if word != 0 {
+            self.attend(word);
         }
         index
+    }
+
+    /// The attention word after a push was not zero (S7): announce the
+    /// half to the counters as every push does (S3, S4), and promote one
+    /// if asked (F3).
+    #[cold]
+    #[inline(never)]
+    fn attend(&self, word: usize) {
+        let needs = Attention::needs(word);
+        if needs.announce {
+            self.registry.sleep.new_work();
+        }
+        if needs.promote {
+            self.promote();
+        }
     }
 
     /// Takes back the newest pending `join` half, or `None` if it (and so
@@ -267,12 +286,8 @@ impl WorkerThread {
 
     /// Moves the oldest pending `join` half to the deque thieves look in
     /// first, and clears the request (F3).
-    #[cold]
-    #[inline(never)]
     fn promote(&self) {
-        // F3: relaxed; a request set after this store is served at a
-        // later `join` or by F4.
-        self.wanted().store(false, RELAXED);
+        self.registry.sleep.attention.answered(self.index);
         if let Some(job) = self.joins.pop_oldest() {
             self.registry.counters[self.index].record(Event::Promoted);
             self.push(job);
@@ -525,10 +540,8 @@ impl WorkerThread {
             if victim == self.index || stealer.is_empty() {
                 continue;
             }
-            let wanted = &registry.wanted[victim];
-            // F3: relaxed, a hint.
-            if !wanted.load(RELAXED) {
-                wanted.store(true, RELAXED);
+            // F3: ask; steal only if asked before and not answered.
+            if !registry.sleep.attention.ask(victim) {
                 continue;
             }
             // `--cfg stealpool_bug="no_rescue"`: wait for the owner to
@@ -542,7 +555,7 @@ impl WorkerThread {
             counters.record(Event::StealAttempt);
             if let Steal::Success(job) = stealer.steal() {
                 // F3: the request is answered.
-                wanted.store(false, RELAXED);
+                registry.sleep.attention.answered(victim);
                 counters.record(Event::SuccessfulSteal);
                 counters.record(Event::StealAt(registry.distance(self.index, victim)));
                 counters.record(Event::Stolen(1));
@@ -688,7 +701,7 @@ impl WorkerThread {
         }
     }
 
-    /// Out of work: search with backoff, then sleep (S1-S6). Returns `false`
+    /// Out of work: search with backoff, then sleep (S1-S7). Returns `false`
     /// when the pool is shutting down and the worker should exit; `true`
     /// after running a job, when woken, or when `latch` is set.
     fn idle(&self, latch: Option<&CoreLatch>) -> bool {
