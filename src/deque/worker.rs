@@ -282,12 +282,18 @@ impl<T: Element> Worker<T> {
         self.take_bottom(bottom - 1, true)
     }
 
+    /// An index no element is ever at: `take_back` with it is `pop_biased`
+    /// (`bottom`, as the owner sees it, is never below zero).
+    pub(crate) const NO_INDEX: i64 = -2;
+
     /// Takes back the element `push_indexed` put at `index`, for an
     /// owner-biased deque's owner that has pushed and popped in balance
     /// since: `Ok(())` if it did, without reading the element's slot (the
     /// caller knows what it pushed); `Err(None)` if thieves took it; and, if
     /// `bottom` is not `index + 1` after all, `Err` of what `pop_biased`
-    /// returns.
+    /// returns. `paired` is the caller's word for whether light barriers
+    /// pair with heavy ones (M1), so that D15 tests nothing: the pool's
+    /// workers know it from their attention word (S7).
     ///
     /// Its store of `bottom` waits for no load of it: the value stored comes
     /// from the push, and the load of `bottom` only feeds a predicted branch.
@@ -297,20 +303,23 @@ impl<T: Element> Worker<T> {
     /// # Safety
     ///
     /// `index` is what `push_indexed` returned for an element that this
-    /// owner has not popped since; on `Ok` the element left the deque with
-    /// no `from_word`, so it must be one that needs no drop, or the caller
-    /// must account for it.
+    /// owner has not popped since, or [`Worker::NO_INDEX`]; on `Ok` the
+    /// element left the deque with no `from_word`, so it must be one that
+    /// needs no drop, or the caller must account for it. `paired` is `true`
+    /// only if `crate::sync::barriers_expedited()` returned `true`, or
+    /// `index` is `NO_INDEX` (which takes `pop_biased`'s own D15).
     #[inline(always)]
-    pub(crate) unsafe fn take_back(&self, index: i64) -> Result<(), Option<T>> {
+    pub(crate) unsafe fn take_back(&self, index: i64, paired: bool) -> Result<(), Option<T>> {
         debug_assert!(self.owner_biased, "take_back on a symmetric deque");
         let inner = &*self.inner;
         // D12: `bottom` is ours. Only compared, so nothing below waits for it.
         if inner.bottom.load(OWNER_LOCAL) != index + 1 {
             return Err(self.pop_biased());
         }
-        // D14, then D15 in place of D3: as in `take_bottom`.
+        // D14, then D15 in place of D3: as in `take_bottom`, with the
+        // caller's word for whether the barrier is light.
         inner.bottom.store(index, POP_STORE_BOTTOM);
-        barrier_known(POP_LIGHT_BARRIER, self.expedited);
+        barrier_known(POP_LIGHT_BARRIER, paired);
         // D12: relaxed; D15 is what makes it current enough.
         let top = inner.top.load(OWNER_LOCAL);
         if top < index {
@@ -505,8 +514,8 @@ mod tests {
         assert_eq!((first, second, third), (0, 1, 2));
         // SAFETY: each index is its push's, taken back once; `usize` needs no drop.
         unsafe {
-            assert_eq!(worker.take_back(third), Ok(()));
-            assert_eq!(worker.take_back(second), Ok(()));
+            assert_eq!(worker.take_back(third, false), Ok(()));
+            assert_eq!(worker.take_back(second, false), Ok(()));
         }
         assert_eq!(worker.len(), 1);
         assert_eq!(worker.stealer().steal(), Steal::Success(10));
@@ -517,17 +526,17 @@ mod tests {
         let worker = Worker::owner_biased_with_capacity(4);
         let index = worker.push_indexed(1usize);
         // SAFETY: as above.
-        assert_eq!(unsafe { worker.take_back(index) }, Ok(()));
+        assert_eq!(unsafe { worker.take_back(index, false) }, Ok(()));
         assert!(worker.is_empty());
         // Taken by a thief first: gone, and `bottom` is put back.
         let index = worker.push_indexed(2);
         assert_eq!(worker.stealer().steal(), Steal::Success(2));
         // SAFETY: as above.
-        assert_eq!(unsafe { worker.take_back(index) }, Err(None));
+        assert_eq!(unsafe { worker.take_back(index, false) }, Err(None));
         assert!(worker.is_empty());
         let index = worker.push_indexed(3);
         // SAFETY: as above.
-        assert_eq!(unsafe { worker.take_back(index) }, Ok(()));
+        assert_eq!(unsafe { worker.take_back(index, false) }, Ok(()));
         assert!(worker.is_empty());
     }
 
@@ -538,9 +547,25 @@ mod tests {
         worker.push(2);
         // `bottom` is not `index + 1`: the newest element comes back instead.
         // SAFETY: `index` is its push's and not popped since; `usize` needs no drop.
-        assert_eq!(unsafe { worker.take_back(index) }, Err(Some(2)));
+        assert_eq!(unsafe { worker.take_back(index, false) }, Err(Some(2)));
         // SAFETY: as above; now in balance.
-        assert_eq!(unsafe { worker.take_back(index) }, Ok(()));
+        assert_eq!(unsafe { worker.take_back(index, false) }, Ok(()));
+        assert!(worker.is_empty());
+    }
+
+    #[test]
+    fn take_back_of_no_index_is_pop_biased() {
+        let worker = Worker::owner_biased_with_capacity(4);
+        // SAFETY: `NO_INDEX` is allowed; `usize` needs no drop.
+        unsafe {
+            // Nothing is ever at `NO_INDEX`: each call pops the newest.
+            assert_eq!(worker.take_back(Worker::<usize>::NO_INDEX, true), Err(None));
+            worker.push_indexed(1usize);
+            worker.push_indexed(2);
+            assert_eq!(worker.take_back(Worker::<usize>::NO_INDEX, true), Err(Some(2)));
+            assert_eq!(worker.take_back(Worker::<usize>::NO_INDEX, true), Err(Some(1)));
+            assert_eq!(worker.take_back(Worker::<usize>::NO_INDEX, true), Err(None));
+        }
         assert!(worker.is_empty());
     }
 }

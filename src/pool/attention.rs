@@ -13,8 +13,8 @@
 //! * [`FALLBACK`]: set for good in every word when light barriers are
 //!   full fences (no membarrier), and in the spare threads' slots always
 //!   (so that a sleep writes only the workers' words): a `join` there
-//!   always takes the slow path, S3/S4 as every push, and the word is read
-//!   only to dispatch.
+//!   always takes the slow path, S3/S4 as every push, and its take-back
+//!   runs `pop_biased`, whose light barrier tests what it is (D15).
 //!
 //! Every access is relaxed: the word carries no data. What it orders is the
 //! store-buffering pair of S7, through the barriers around it.
@@ -45,6 +45,9 @@ pub(crate) struct Needs {
     pub(crate) announce: bool,
     /// Promote the oldest pending half (F3).
     pub(crate) promote: bool,
+    /// Light barriers may not pair with heavy ones here (`FALLBACK`): the
+    /// half's take-back must not take it as known that they do (S7).
+    pub(crate) fallback: bool,
 }
 
 impl Attention {
@@ -79,6 +82,7 @@ impl Attention {
         Needs {
             announce: word & !WANTED != 0,
             promote: word & WANTED != 0,
+            fallback: word & FALLBACK != 0,
         }
     }
 
@@ -138,10 +142,17 @@ mod tests {
     const ANNOUNCE: Needs = Needs {
         announce: true,
         promote: false,
+        fallback: false,
     };
     const BOTH: Needs = Needs {
         announce: true,
         promote: true,
+        fallback: false,
+    };
+    const FALLING_BACK: Needs = Needs {
+        announce: true,
+        promote: false,
+        fallback: true,
     };
 
     fn needs(attention: &Attention, index: usize) -> Option<Needs> {
@@ -189,8 +200,10 @@ mod tests {
     fn spare_slots_always_announce_and_sleepers_leave_them_alone() {
         let attention = Attention::new(3, 1, true);
         assert_eq!(needs(&attention, 0), None);
-        assert_eq!(needs(&attention, 2), Some(ANNOUNCE));
+        assert_eq!(needs(&attention, 2), Some(FALLING_BACK));
         attention.sleeper_in();
+        assert_eq!(needs(&attention, 0), Some(ANNOUNCE));
+        assert_eq!(needs(&attention, 2), Some(FALLING_BACK));
         attention.sleeper_out();
         assert_eq!(attention.word(1).load(RELAXED), FALLBACK);
         assert_eq!(needs(&attention, 0), None);
@@ -199,9 +212,16 @@ mod tests {
     #[test]
     fn without_paired_barriers_every_join_announces() {
         let attention = Attention::new(2, 2, false);
-        assert_eq!(needs(&attention, 0), Some(ANNOUNCE));
+        assert_eq!(needs(&attention, 0), Some(FALLING_BACK));
         attention.ask(0);
+        assert_eq!(
+            needs(&attention, 0),
+            Some(Needs {
+                promote: true,
+                ..FALLING_BACK
+            })
+        );
         attention.answered(0);
-        assert_eq!(needs(&attention, 0), Some(ANNOUNCE));
+        assert_eq!(needs(&attention, 0), Some(FALLING_BACK));
     }
 }

@@ -27,7 +27,7 @@ where
 {
     // No drop glue: every way out of this frame takes what the job's cell
     // holds (its closure run inline or dropped, or its outcome read) (J2).
-    let job_b = &JoinJob::new(b, worker.index());
+    let job_b = &JoinJob::new(b, worker.latch_owner());
     // SAFETY: `job_b` stays in this frame until it has run: we return only
     // after popping it back or seeing its latch set (J1).
     let job_b_ref = unsafe { job_b.as_job_ref() };

@@ -12,7 +12,7 @@
 //!   so (J2).
 
 use super::job::{JobHeader, JobRef, JobResult};
-use super::latch::CoreLatch;
+use super::latch::{CoreLatch, LatchOwner};
 use super::worker::WorkerThread;
 use crate::sync::UnsafeCell;
 use std::mem::ManuallyDrop;
@@ -37,7 +37,7 @@ pub(crate) struct JoinJob<F, R> {
 impl<F: FnOnce() -> R + Send, R: Send> JoinJob<F, R> {
     /// A job for `func`, waited for by the worker of slot `owner`.
     #[inline(always)]
-    pub(crate) fn new(func: F, owner: usize) -> Self {
+    pub(crate) fn new(func: F, owner: LatchOwner) -> Self {
         JoinJob {
             header: JobHeader::new(Self::execute),
             latch: CoreLatch::with_owner(owner),

@@ -39,6 +39,17 @@ const SET: usize = 2;
 const STATE_BITS: u32 = 2;
 const STATE_MASK: usize = (1 << STATE_BITS) - 1;
 
+/// A slot index as an unset latch's state word carries it: computed once
+/// per worker, so that a `join` writes its latch with no arithmetic.
+#[derive(Clone, Copy)]
+pub(crate) struct LatchOwner(usize);
+
+impl LatchOwner {
+    pub(crate) fn of(index: usize) -> Self {
+        LatchOwner(index << STATE_BITS)
+    }
+}
+
 /// The state word of a latch that a worker may sleep on.
 ///
 /// `UNSET -> SLEEPING -> UNSET` is the waiter's (under the sleep lock, S6);
@@ -49,15 +60,15 @@ pub(crate) struct CoreLatch {
 
 impl CoreLatch {
     pub(crate) fn new() -> Self {
-        Self::with_owner(0)
+        Self::with_owner(LatchOwner::of(0))
     }
 
-    /// An unset latch that carries `owner` (a slot index) until it is set
-    /// (J4): one store, and its setter learns whom to wake from its swap.
+    /// An unset latch that carries `owner` until it is set (J4): one
+    /// store, and its setter learns whom to wake from its swap.
     #[inline]
-    pub(crate) fn with_owner(owner: usize) -> Self {
+    pub(crate) fn with_owner(owner: LatchOwner) -> Self {
         CoreLatch {
-            state: AtomicUsize::new(owner << STATE_BITS | UNSET),
+            state: AtomicUsize::new(owner.0 | UNSET),
         }
     }
 

@@ -163,10 +163,9 @@ impl Registry {
     /// The worker of *this* pool running on the current thread, if any.
     #[inline]
     pub(crate) fn current_worker(&self) -> Option<&WorkerThread> {
-        // SAFETY: the thread-local pointer, when set, points to the worker
-        // thread's own `WorkerThread`, live for the whole thread body.
-        let worker = unsafe { WorkerThread::current().as_ref()? };
-        std::ptr::eq(worker.registry(), self).then_some(worker)
+        // SAFETY: the reference is used on this thread, within the `&self`
+        // borrow of a caller running on it.
+        unsafe { WorkerThread::current_of(self) }
     }
 
     /// Makes a job runnable: on the current worker's deque when called from

@@ -3,7 +3,7 @@
 use super::affinity;
 use super::attention::Attention;
 use super::job::{AbortOnUnwind, JobRef};
-use super::latch::CoreLatch;
+use super::latch::{CoreLatch, LatchOwner};
 use super::ordering::{barrier_known, PRODUCER_FENCE, RELAXED};
 use super::priority::{LevelDeques, Levels, Priority, PASS_LIMIT};
 use super::registry::Registry;
@@ -33,18 +33,42 @@ const SPIN_ROUNDS: u32 = 6;
 
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
 thread_local! {
-    /// The `WorkerThread` of the current thread, null on threads outside
+    /// The current thread's worker and its pool, null on threads outside
     /// every pool. `const`: read at every `join`, with no lazy-init check.
-    static CURRENT: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+    static CURRENT: Cell<Current> = const { Cell::new(Current::NONE) };
 }
 
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 thread_local! {
     // Not `const`: loom's `thread_local!` takes only the plain form.
     #[allow(clippy::missing_const_for_thread_local)]
-    /// The `WorkerThread` of the current thread, null on threads outside
+    /// The current thread's worker and its pool, null on threads outside
     /// every pool.
-    static CURRENT: Cell<*const WorkerThread> = Cell::new(ptr::null());
+    static CURRENT: Cell<Current> = Cell::new(Current::NONE);
+}
+
+/// What `CURRENT` holds. The pool's address sits beside the worker's so
+/// that `join` learns whether it runs on a worker of *its* pool from one
+/// compare with the thread-local, with no test for null first: outside
+/// every pool `registry` is null, which no pool's address equals.
+#[derive(Clone, Copy)]
+struct Current {
+    registry: *const Registry,
+    worker: *const WorkerThread,
+}
+
+impl Current {
+    const NONE: Current = Current {
+        registry: ptr::null(),
+        worker: ptr::null(),
+    };
+
+    fn of(worker: &WorkerThread) -> Current {
+        Current {
+            registry: &*worker.registry,
+            worker,
+        }
+    }
 }
 
 /// A worker's own state, on its thread's stack.
@@ -80,6 +104,8 @@ pub(crate) struct WorkerThread {
     /// This slot's attention word, read at every `join` (S7, F3): its
     /// address, so that the read is one load.
     attention: *const AtomicUsize,
+    /// `index` as a `join` half's latch carries it (J4).
+    latch_owner: LatchOwner,
 }
 
 /// A slot's deques: shared, pending `join` halves, one per level.
@@ -89,7 +115,21 @@ impl WorkerThread {
     /// The current thread's worker, or null.
     #[inline]
     pub(crate) fn current() -> *const WorkerThread {
-        CURRENT.with(Cell::get)
+        CURRENT.with(|current| current.get().worker)
+    }
+
+    /// The current thread's worker if it is one of `registry`'s.
+    ///
+    /// # Safety
+    ///
+    /// The caller uses the reference only while its thread runs: the worker
+    /// lives in its thread's body, which clears `CURRENT` before it ends.
+    #[inline]
+    pub(crate) unsafe fn current_of(registry: &Registry) -> Option<&WorkerThread> {
+        let current = CURRENT.with(Cell::get);
+        // SAFETY: `registry` is set only beside a live worker's address
+        // (`Current::of`), and no pool is at null.
+        ptr::eq(current.registry, registry).then(|| unsafe { &*current.worker })
     }
 
     #[inline]
@@ -137,7 +177,14 @@ impl WorkerThread {
             exempted: Cell::new(0),
             blocking: Cell::new(false),
             attention,
+            latch_owner: LatchOwner::of(index),
         }
+    }
+
+    /// This slot as a `join` half's latch names it (J4).
+    #[inline]
+    pub(crate) fn latch_owner(&self) -> LatchOwner {
+        self.latch_owner
     }
 
     /// This slot's attention word (S7).
@@ -158,9 +205,9 @@ impl WorkerThread {
         if placement.pin() && !affinity::pin_current_thread(placement.cpu(index)) {
             worker.registry.counters[index].record(Event::PinFailed);
         }
-        CURRENT.with(|current| current.set(&worker));
+        CURRENT.with(|current| current.set(Current::of(&worker)));
         while worker.run_one_job() || worker.idle(None) {}
-        CURRENT.with(|current| current.set(ptr::null()));
+        CURRENT.with(|current| current.set(Current::NONE));
     }
 
     /// The body of a spare thread holding slot `self.index` (W3): runs jobs
@@ -172,7 +219,7 @@ impl WorkerThread {
         self,
         mut retire: impl FnMut(&WorkerThread) -> Option<G>,
     ) -> (Option<G>, Deques) {
-        CURRENT.with(|current| current.set(&self));
+        CURRENT.with(|current| current.set(Current::of(&self)));
         let retired = loop {
             if let Some(guard) = retire(&self) {
                 break Some(guard);
@@ -181,7 +228,7 @@ impl WorkerThread {
                 break None;
             }
         };
-        CURRENT.with(|current| current.set(ptr::null()));
+        CURRENT.with(|current| current.set(Current::NONE));
         (retired, (self.local, self.joins, self.levels))
     }
 
@@ -226,7 +273,9 @@ impl WorkerThread {
 
     /// Records a `join`'s second half (F1): on the owner-biased deque, with
     /// no barrier and no RMW, then tells sleepers (S3, S4) as any push does,
-    /// and serves a pending request for work (F3).
+    /// and serves a pending request for work (F3). Returns what to give
+    /// `take_back_join`: the half's index, or `Worker::NO_INDEX` where
+    /// light barriers may not pair with heavy ones (S7).
     #[inline]
     pub(crate) fn push_join(&self, job: JobRef) -> i64 {
         let index = self.joins.push_indexed(job);
@@ -234,27 +283,37 @@ impl WorkerThread {
         // until this half runs; a sleeper must then take it (F5). Known
         // light: a word without `FALLBACK` means light barriers pair (S7).
         barrier_known(PRODUCER_FENCE, true);
-        // S7: relaxed; S3 makes it recent enough. Zero: nobody sleeps and
-        // nobody asks (F3).
+        // S7: relaxed; S3 makes it recent enough. Zero: nobody sleeps,
+        // nobody asks (F3), and light barriers pair.
         let word = self.attention().load(RELAXED);
         if word != 0 {
-            self.attend(word);
+            return self.attend(word, index);
         }
         index
     }
 
     /// The attention word after a push was not zero (S7): announce the
     /// half to the counters as every push does (S3, S4), and promote one
-    /// if asked (F3).
+    /// if asked (F3). Returns `index`, or `Worker::NO_INDEX` if the word
+    /// says light barriers may not pair, so that the take-back does not
+    /// take it as known that they do (D15 through `pop_biased`).
     #[cold]
     #[inline(never)]
-    fn attend(&self, word: usize) {
+    fn attend(&self, word: usize, index: i64) -> i64 {
         let needs = Attention::needs(word);
         if needs.announce {
             self.registry.sleep.new_work();
         }
         if needs.promote {
             self.promote();
+        }
+        // `--cfg stealpool_bug="fallback_index_kept"`: the take-back trusts
+        // light barriers where they are full fences only by luck (the
+        // mistake S7's `FALLBACK` rules out; `take_back_join` asserts it).
+        if needs.fallback && !cfg!(stealpool_bug = "fallback_index_kept") {
+            Worker::<JobRef>::NO_INDEX
+        } else {
+            index
         }
     }
 
@@ -274,8 +333,17 @@ impl WorkerThread {
     /// half this thread has not popped since.
     #[inline]
     pub(crate) unsafe fn take_back_join(&self, index: i64) -> Result<(), Option<JobRef>> {
-        // SAFETY: a `JobRef` needs no drop; the rest is the caller's.
-        unsafe { self.joins.take_back(index) }
+        debug_assert!(
+            index == Worker::<JobRef>::NO_INDEX
+                // S7: relaxed; `FALLBACK` never changes after the pool's build.
+                || !Attention::needs(self.attention().load(RELAXED)).fallback,
+            "a take-back trusts light barriers in a slot whose word has FALLBACK"
+        );
+        // SAFETY: a `JobRef` needs no drop; the rest is the caller's. An
+        // index other than `NO_INDEX` comes from a push that read its word
+        // without `FALLBACK`, which a pool's build leaves only where light
+        // barriers pair with heavy ones (S7).
+        unsafe { self.joins.take_back(index, true) }
     }
 
     /// Pops one of this thread's own jobs: the shared deque's newest, else
