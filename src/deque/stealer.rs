@@ -79,6 +79,8 @@ impl<T: Element> Stealer<T> {
     /// ```
     pub fn steal(&self) -> Steal<T> {
         let inner = &*self.inner;
+        // `--cfg stealpool_bug="stale_buffer"`: the buffer read before `top`
+        // and `bottom`, the mistake R2 rules out (it is loaded after D7).
         #[cfg(stealpool_bug = "stale_buffer")]
         let buffer = inner.buffer.load(LOAD_BUFFER);
         // D5: relaxed; the fence D6 right after acquires for it.

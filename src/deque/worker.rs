@@ -111,6 +111,7 @@ impl<T: Element> Worker<T> {
             )
         });
         let inner = Arc::new(Inner::new(buffer));
+        // D12: relaxed; nothing is shared yet.
         let buffer = inner.buffer.load(OWNER_LOCAL);
         // SAFETY: the buffer lives as long as `inner`, which this `Worker`
         // holds (R1).

@@ -314,6 +314,8 @@ impl Registry {
                     guard = self.idle.wait(guard).unwrap_or_else(|e| e.into_inner());
                 }
                 drop(guard);
+                // P3: relaxed; a completer that still counts this waiter
+                // only notifies a condition variable nobody waits on.
                 self.idle_waiters.fetch_sub(1, RELAXED);
             }
         }

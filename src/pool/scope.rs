@@ -184,6 +184,7 @@ pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&
 impl fmt::Debug for Scope<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Scope")
+            // C1: relaxed; a snapshot for display, ordering nothing.
             .field("pending", &self.pending.load(RELAXED))
             .finish_non_exhaustive()
     }

@@ -66,19 +66,20 @@ impl WorkerCounters {
 
     fn snapshot(&self) -> WorkerStats {
         // T1: relaxed reads; the sum is a snapshot, exact once the pool is idle.
-        let tasks_by_priority = self.executed.each_ref().map(|c| c.load(RELAXED));
+        let read = |counter: &StatCounter| counter.load(RELAXED);
+        let tasks_by_priority = self.executed.each_ref().map(read);
         WorkerStats {
             tasks_executed: tasks_by_priority.iter().sum(),
             tasks_by_priority,
-            tasks_stolen: self.stolen.load(RELAXED),
-            steal_attempts: self.steal_attempts.load(RELAXED),
-            successful_steals: self.successful_steals.load(RELAXED),
-            panicked: self.panicked.load(RELAXED),
-            joins_promoted: self.promoted.load(RELAXED),
-            steals_same_cache: self.steals_same_cache.load(RELAXED),
-            steals_same_node: self.steals_same_node.load(RELAXED),
-            steals_remote: self.steals_remote.load(RELAXED),
-            pin_failures: self.pin_failed.load(RELAXED),
+            tasks_stolen: read(&self.stolen),
+            steal_attempts: read(&self.steal_attempts),
+            successful_steals: read(&self.successful_steals),
+            panicked: read(&self.panicked),
+            joins_promoted: read(&self.promoted),
+            steals_same_cache: read(&self.steals_same_cache),
+            steals_same_node: read(&self.steals_same_node),
+            steals_remote: read(&self.steals_remote),
+            pin_failures: read(&self.pin_failed),
         }
     }
 }
