@@ -72,27 +72,7 @@ fn fib_join(c: &mut Criterion) {
     group.throughput(Throughput::Elements(joins));
     group.bench_function("sequential", |b| b.iter(|| fib_seq(black_box(N))));
     for threads in [1, 2] {
-        let ours = ThreadPool::new(threads);
-        group.bench_function(format!("stealpool/{threads}"), |b| {
-            b.iter_custom(|iters| ours.install(|| timed(iters, || fib(&ours, black_box(N)))))
-        });
-        drop(ours);
-        let rayon = rayon_pool(threads);
-        group.bench_function(format!("rayon/{threads}"), |b| {
-            b.iter_custom(|iters| rayon.install(|| timed(iters, || fib(&Rayon, black_box(N)))))
-        });
-        drop(rayon);
-        // chili's thread count includes the caller, which works in its scope.
-        let chili = chili::ThreadPool::with_config(chili::Config {
-            thread_count: std::num::NonZero::new(threads),
-            ..chili::Config::default()
-        });
-        group.bench_function(format!("chili/{threads}"), |b| {
-            b.iter_custom(|iters| {
-                let mut scope = chili.scope();
-                timed(iters, || workloads::fib_chili(&mut scope, black_box(N)))
-            })
-        });
+        ForkJoinPeers::new(threads).fib(&mut group, N);
     }
     group.finish();
 }
@@ -117,19 +97,31 @@ fn tree_sum(c: &mut Criterion) {
     group.finish();
 }
 
-/// The fork-join peers at one thread count.
+/// The fork-join peers at one thread count: this pool as built by default
+/// and with `max_pending_joins(PENDING_LIMIT)` (F6: `join`s past that many
+/// pending halves run inline while every worker is busy), rayon and chili.
 struct ForkJoinPeers {
     threads: usize,
     ours: ThreadPool,
+    limited: ThreadPool,
     rayon: rayon::ThreadPool,
     chili: chili::ThreadPool,
 }
+
+/// chili records at most 3 halves before running `join`s inline; the
+/// limited pool is given the same.
+const PENDING_LIMIT: usize = 3;
 
 impl ForkJoinPeers {
     fn new(threads: usize) -> Self {
         ForkJoinPeers {
             threads,
             ours: ThreadPool::new(threads),
+            limited: ThreadPool::builder()
+                .num_threads(threads)
+                .max_pending_joins(PENDING_LIMIT)
+                .build()
+                .expect("the pool starts"),
             rayon: rayon_pool(threads),
             // chili's thread count includes the caller, which works in its
             // scope.
@@ -140,6 +132,25 @@ impl ForkJoinPeers {
         }
     }
 
+    /// fib(`n`) with a `join` at every call, on each peer.
+    fn fib(&self, group: &mut BenchmarkGroup<'_, WallTime>, n: u64) {
+        let threads = self.threads;
+        for (name, pool) in [("stealpool", &self.ours), ("stealpool_limited", &self.limited)] {
+            group.bench_function(format!("{name}/{threads}"), |b| {
+                b.iter_custom(|iters| pool.install(|| timed(iters, || fib(pool, black_box(n)))))
+            });
+        }
+        group.bench_function(format!("rayon/{threads}"), |b| {
+            b.iter_custom(|iters| self.rayon.install(|| timed(iters, || fib(&Rayon, black_box(n)))))
+        });
+        group.bench_function(format!("chili/{threads}"), |b| {
+            b.iter_custom(|iters| {
+                let mut scope = self.chili.scope();
+                timed(iters, || workloads::fib_chili(&mut scope, black_box(n)))
+            })
+        });
+    }
+
     /// The tree sum on each peer, every one visiting in the same order.
     fn tree_sum<const RIGHT_FIRST: bool>(
         &self,
@@ -147,10 +158,12 @@ impl ForkJoinPeers {
         tree: &Node,
         order: &str,
     ) {
-        let (ours, threads) = (&self.ours, self.threads);
-        group.bench_function(format!("stealpool/{order}/{threads}"), |b| {
-            b.iter_custom(|iters| ours.install(|| timed(iters, || tree.sum::<RIGHT_FIRST, _>(ours))))
-        });
+        let threads = self.threads;
+        for (name, pool) in [("stealpool", &self.ours), ("stealpool_limited", &self.limited)] {
+            group.bench_function(format!("{name}/{order}/{threads}"), |b| {
+                b.iter_custom(|iters| pool.install(|| timed(iters, || tree.sum::<RIGHT_FIRST, _>(pool))))
+            });
+        }
         group.bench_function(format!("rayon/{order}/{threads}"), |b| {
             b.iter_custom(|iters| {
                 self.rayon

@@ -821,6 +821,7 @@ fn fork_join_peers() {
     const RUNS: usize = 7;
     const N: u64 = 30;
     const LAYERS: u32 = 22;
+    const PENDING_LIMIT: usize = 3;
     println!(
         "\n[6] fork-join against chili and rayon: fib({N}) and a tree of 2^{LAYERS} - 1 nodes, a join per call \
          or node, wall ns per join, the fastest of {RUNS}, peers alternating"
@@ -858,16 +859,26 @@ fn fork_join_peers() {
     );
     for threads in [1, 2] {
         let pool = ThreadPool::new(threads);
+        // F6: `join` runs inline past 3 pending halves while every worker
+        // is busy, as chili's does past 3 recorded ones.
+        let limited = ThreadPool::builder()
+            .num_threads(threads)
+            .max_pending_joins(PENDING_LIMIT)
+            .build()
+            .expect("the pool starts");
         let rayon = rayon_pool(threads);
         let chili = chili::ThreadPool::with_config(chili::Config {
             thread_count: std::num::NonZero::new(threads),
             ..chili::Config::default()
         });
-        let mut best = [[inf; 3]; 3];
+        let mut best = [[inf; 4]; 3];
         for _ in 0..RUNS {
             let fib = [
                 ns_per_op(fib_joins, cpu_time, || {
                     assert_eq!(pool.install(|| workloads::fib(&pool, N)), fib_expected)
+                }),
+                ns_per_op(fib_joins, cpu_time, || {
+                    assert_eq!(limited.install(|| workloads::fib(&limited, N)), fib_expected)
                 }),
                 ns_per_op(fib_joins, cpu_time, || {
                     assert_eq!(rayon.install(|| workloads::fib(&Rayon, N)), fib_expected)
@@ -876,9 +887,9 @@ fn fork_join_peers() {
                     assert_eq!(workloads::fib_chili(&mut chili.scope(), N), fib_expected)
                 }),
             ];
-            let left = tree_runs::<false>(&tree, nodes, &pool, &rayon, &chili);
-            let right = tree_runs::<true>(&tree, nodes, &pool, &rayon, &chili);
-            for peer in 0..3 {
+            let left = tree_runs::<false>(&tree, nodes, [&pool, &limited], &rayon, &chili);
+            let right = tree_runs::<true>(&tree, nodes, [&pool, &limited], &rayon, &chili);
+            for peer in 0..4 {
                 best[0][peer] = best[0][peer].min(fib[peer].0);
                 best[1][peer] = best[1][peer].min(left[peer].0);
                 best[2][peer] = best[2][peer].min(right[peer].0);
@@ -889,12 +900,14 @@ fn fork_join_peers() {
             "tree, left child first",
             "tree, right child first (chili's own order)",
         ];
-        for (workload, [ours, rayon, chili]) in workloads.iter().zip(best) {
+        for (workload, [ours, limited, rayon, chili]) in workloads.iter().zip(best) {
             println!(
                 "  {workload}, {threads} thread(s): stealpool {ours:.2}, rayon {rayon:.2}, chili {chili:.2} ns per \
-                 join; stealpool {:.2}x rayon's, {:.2}x chili's",
+                 join; stealpool {:.2}x rayon's, {:.2}x chili's; with max_pending_joins({PENDING_LIMIT}) {limited:.2} \
+                 ns, {:.2}x chili's",
                 ours / rayon,
-                ours / chili
+                ours / chili,
+                limited / chili
             );
         }
     }
@@ -908,15 +921,19 @@ fn fork_join_peers() {
 fn tree_runs<const RIGHT_FIRST: bool>(
     tree: &Node,
     nodes: u64,
-    pool: &ThreadPool,
+    pools: [&ThreadPool; 2],
     rayon: &rayon::ThreadPool,
     chili: &chili::ThreadPool,
-) -> [(f64, f64); 3] {
+) -> [(f64, f64); 4] {
     let joins = nodes / 2;
-    [
+    let on = |pool: &ThreadPool| {
         ns_per_op(joins, cpu_time, || {
             assert_eq!(pool.install(|| tree.sum::<RIGHT_FIRST, _>(pool)), nodes)
-        }),
+        })
+    };
+    [
+        on(pools[0]),
+        on(pools[1]),
         ns_per_op(joins, cpu_time, || {
             assert_eq!(rayon.install(|| tree.sum::<RIGHT_FIRST, _>(&Rayon)), nodes)
         }),

@@ -371,6 +371,61 @@ fn join_then_block() {
     });
 }
 
+// Bound: 2. Floor: 32 000 executions (64 305 observed).
+//
+// `join_then_block` on a pool with `max_pending_joins(1)` (F6): the outer
+// half is the first pending one, so it is published and must be taken by
+// the other worker while its owner blocks; the `join` nested in the first
+// half finds one half pending and runs inline when its attention word is
+// zero (nobody sleeps, nobody asks), or publishes as usual when it is not.
+// Both halves of the inner `join` run exactly once either way, and over all
+// executions some inner `join` ran inline, so the model covers that path.
+// `--cfg stealpool_bug="pending_limit_ignored"` runs the outer `join`
+// inline too: its first half then waits for its second forever (caught as
+// a deadlock).
+#[test]
+fn limited_join_then_block() {
+    explore("limited_join_then_block", 2, 32_000, || {
+        let pool = std::sync::Arc::new(
+            ThreadPool::builder()
+                .num_threads(2)
+                .max_pending_joins(1)
+                .build()
+                .unwrap(),
+        );
+        let joiner = pool.clone();
+        let (x, y) = (Arc::new(Slot::new()), Arc::new(Slot::new()));
+        let (x2, y2) = (x.clone(), y.clone());
+        let handle = pool.submit(move || {
+            let pair = (loom::sync::Mutex::new(false), loom::sync::Condvar::new());
+            joiner.join(
+                || {
+                    joiner.join(|| x2.bump(), || y2.bump());
+                    let mut ran = pair.0.lock().unwrap();
+                    while !*ran {
+                        ran = pair.1.wait(ran).unwrap();
+                    }
+                },
+                || {
+                    *pair.0.lock().unwrap() = true;
+                    pair.1.notify_one();
+                },
+            );
+        });
+        handle.join().unwrap();
+        assert_eq!(
+            (x.get(), y.get()),
+            (1, 1),
+            "a half of the inner join ran twice or never"
+        );
+        std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
+    });
+    assert!(
+        stealpool::model_probes::INLINE_JOINS.load(StdOrdering::Relaxed) > 0,
+        "no execution ran a join inline: the model misses F6"
+    );
+}
+
 /// Promotions seen over all executions of `join_promote_vs_take`.
 static PROMOTIONS: StdAtomicUsize = StdAtomicUsize::new(0);
 

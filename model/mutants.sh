@@ -47,6 +47,7 @@ list_mutants() {
     printf 'no_rescue\tloom_pool\tbug\tF4\tidle workers take unanswered halves\tthey only ask\n'
     printf 'pending_unchecked\tloom_pool\tbug\tF5\tfinal check sees pending halves\tit does not\n'
     printf 'sleeper_unannounced\tloom_pool\tbug\tS7\tsleepers raise every attention word\tthey do not\n'
+    printf 'pending_limit_ignored\tloom_pool\tbug\tF6\tinline only past the limit of pending halves\tevery join inline\n'
     printf 'then_unlocked\tloom_pool\tbug\tK1\tlook and attach under one lock\tunder two\n'
     printf 'closed_unlocked\tloom_pool\tbug\tX2\texit count read under the sleep lock\tbefore it\n'
     printf 'levels_unchecked\tloom_priority\tbug\tV4\tfinal check sees every used level\tit does not\n'

@@ -728,15 +728,21 @@ pub struct PoolOps {
     /// Whether the handles of `submit` are joined after the pool is dropped
     /// (the shutdown must still run their tasks) rather than before.
     pub join_after_shutdown: bool,
+    /// Whether the pool runs `join`s past one pending half inline when
+    /// nobody sleeps or asks (`Builder::max_pending_joins(1)`, F6).
+    pub limit_pending_joins: bool,
 }
 
 impl PoolOps {
     /// Decodes an input into operations and schedule bytes: the header's
-    /// low bit is `join_after_shutdown`, each operation byte modulo 9 an
-    /// index into the operations in declaration order.
+    /// low bit is `join_after_shutdown`, the next `limit_pending_joins`;
+    /// each operation byte modulo 9 an index into the operations in
+    /// declaration order.
     pub fn decode(input: &[u8]) -> (PoolOps, &[u8]) {
         let mut bytes = Bytes(input);
-        let join_after_shutdown = bytes.next().unwrap_or(0) & 1 == 1;
+        let header = bytes.next().unwrap_or(0);
+        let join_after_shutdown = header & 1 == 1;
+        let limit_pending_joins = header & 2 == 2;
         let count = usize::from(bytes.next().unwrap_or(0)) % (MAX_POOL_OPS + 1);
         let (ops, schedule) = bytes.split(count);
         let ops = ops
@@ -747,6 +753,7 @@ impl PoolOps {
             PoolOps {
                 ops,
                 join_after_shutdown,
+                limit_pending_joins,
             },
             schedule,
         )
@@ -758,7 +765,8 @@ impl PoolOps {
         if self.ops.len() > MAX_POOL_OPS {
             return None;
         }
-        let mut input = vec![u8::from(self.join_after_shutdown), self.ops.len() as u8];
+        let header = u8::from(self.join_after_shutdown) | u8::from(self.limit_pending_joins) << 1;
+        let mut input = vec![header, self.ops.len() as u8];
         input.extend(self.ops.iter().map(|op| {
             PoolOp::ALL
                 .iter()
@@ -829,7 +837,11 @@ pub fn pool_schedule(ops: &PoolOps) {
         made: AtomicUsize::new(0),
         dropped: AtomicUsize::new(0),
     });
-    let pool = Arc::new(ThreadPool::new(POOL_WORKERS));
+    let mut builder = ThreadPool::builder().num_threads(POOL_WORKERS);
+    if ops.limit_pending_joins {
+        builder = builder.max_pending_joins(1);
+    }
+    let pool = Arc::new(builder.build().expect("the pool starts"));
     let mut handles: Vec<(JoinHandle<usize>, usize)> = Vec::new();
     let mut first = 0;
     for &op in &ops.ops {

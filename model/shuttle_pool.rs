@@ -350,6 +350,72 @@ fn join_then_block() {
     }
 }
 
+// 2 and 3 workers: 30000 random + 30000 PCT (depth 3) iterations each,
+// floor 15000 each.
+//
+// `join_then_block` on pools with `max_pending_joins` (F6 in
+// `proofs/fork.md`), larger than the loom model: a task `join`s two
+// halves, the first a fib(4) by `join` and then a wait outside the pool
+// (a condition variable) for the second, itself a fib(4) that signals.
+// The outer half is the first pending one, so it is published and must be
+// taken while its owner blocks; the nested `join`s run inline or publish
+// depending on how many halves are pending and whether a worker sleeps or
+// asks. Every call runs once, and over all iterations some `join` ran
+// inline.
+#[test]
+fn limited_joins_then_block() {
+    for (workers, limit) in [(2, 1), (3, 2)] {
+        let inline_before = stealpool::model_probes::INLINE_JOINS.load(std::sync::atomic::Ordering::Relaxed);
+        check(
+            &format!("limited_joins_then_block_{workers}_workers"),
+            30_000,
+            3,
+            move || {
+                let pool = Arc::new(
+                    ThreadPool::builder()
+                        .num_threads(workers)
+                        .max_pending_joins(limit)
+                        .build()
+                        .unwrap(),
+                );
+                let joiner = pool.clone();
+                let calls = Arc::new(AtomicUsize::new(0));
+                let task_calls = calls.clone();
+                let handle = pool.submit(move || {
+                    let pair = (shuttle::sync::Mutex::new(false), shuttle::sync::Condvar::new());
+                    joiner.join(
+                        || {
+                            let value = fib(&joiner, 4, &task_calls);
+                            let mut ran = pair.0.lock().unwrap();
+                            while !*ran {
+                                ran = pair.1.wait(ran).unwrap();
+                            }
+                            value
+                        },
+                        || {
+                            let value = fib(&joiner, 4, &task_calls);
+                            *pair.0.lock().unwrap() = true;
+                            pair.1.notify_one();
+                            value
+                        },
+                    )
+                });
+                assert_eq!(handle.join().unwrap(), (3, 3));
+                assert_eq!(
+                    calls.load(Ordering::SeqCst),
+                    18,
+                    "a half of some join ran twice or never"
+                );
+                unshare(pool).shutdown();
+            },
+        );
+        let inline =
+            stealpool::model_probes::INLINE_JOINS.load(std::sync::atomic::Ordering::Relaxed) - inline_before;
+        eprintln!("limited_joins_then_block_{workers}_workers: {inline} joins ran inline in all");
+        assert!(inline > 0, "no iteration ran a join inline: the test misses F6");
+    }
+}
+
 // 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
 //
 // A scope with nested spawns borrowing from the stack: the scope's tasks

@@ -183,11 +183,13 @@ fn pool_case() -> impl Strategy<Value = (PoolOps, Vec<u8>)> {
         Just(PoolOp::WaitAll),
         Just(PoolOp::WaitAllInside),
     ];
-    let ops =
-        (vec(op, 0..=schedule::MAX_POOL_OPS), any::<bool>()).prop_map(|(ops, join_after_shutdown)| PoolOps {
+    let ops = (vec(op, 0..=schedule::MAX_POOL_OPS), any::<bool>(), any::<bool>()).prop_map(
+        |(ops, join_after_shutdown, limit_pending_joins)| PoolOps {
             ops,
             join_after_shutdown,
-        });
+            limit_pending_joins,
+        },
+    );
     (ops, vec(any::<u8>(), 0..=1500))
 }
 

@@ -30,3 +30,11 @@ pub use pool::{
     block_in_place, current_worker_index, BuildError, Builder, JoinHandle, Priority, Scope, Stats,
     ThreadPool, Topology, TopologyError, WorkerStats,
 };
+
+/// What the models observe beyond the public API: counts kept only in the
+/// `loom` and `shuttle` builds.
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+#[doc(hidden)]
+pub mod model_probes {
+    pub use crate::pool::INLINE_JOINS;
+}

@@ -1,7 +1,7 @@
 //! Configuring and starting a pool.
 
 use super::blocking::{Slot, Spares};
-use super::registry::{PanicHandler, Registry};
+use super::registry::{PanicHandler, Registry, NO_PENDING_LIMIT};
 use super::sleep::MAX_WORKERS;
 use super::topology::{self, Placement, Topology};
 use super::worker::{Deques, WorkerThread};
@@ -51,6 +51,8 @@ pub struct Builder {
     pin_workers: bool,
     /// `None`: four times the workers.
     max_blocking_threads: Option<usize>,
+    /// `None`: every `join` half is published (F1).
+    max_pending_joins: Option<usize>,
 }
 
 impl fmt::Debug for Builder {
@@ -61,6 +63,7 @@ impl fmt::Debug for Builder {
             .field("topology", &self.topology)
             .field("pin_workers", &self.pin_workers)
             .field("max_blocking_threads", &self.max_blocking_threads)
+            .field("max_pending_joins", &self.max_pending_joins)
             .finish_non_exhaustive()
     }
 }
@@ -191,6 +194,51 @@ impl Builder {
         self
     }
 
+    /// Lets a worker's [`join`](crate::ThreadPool::join) run both closures
+    /// one after the other, as a plain call would, when `n` of its halves
+    /// already wait where other workers can take them and no worker sleeps
+    /// or asks for work (F6 in `proofs/fork.md`). Default: no limit, every
+    /// half is published.
+    ///
+    /// Publishing a half (its slot, the deque's `bottom`, and taking it
+    /// back) is most of what a `join` costs beyond its two calls; a deep
+    /// recursion has idle workers take the oldest, largest halves anyway.
+    /// With a limit, `join` costs about what a plain call does below the
+    /// first `n` pending halves while every worker is busy, and publishes
+    /// again as soon as one is idle (it sleeps, or asks this worker for
+    /// work): fib with a `join` at every call runs about 1.5 times as fast
+    /// with `max_pending_joins(3)` (`benches/README.md`).
+    ///
+    /// The price is a guarantee: a `join` that ran inline had no half for
+    /// others to take, so its first closure must not wait, outside the
+    /// pool (a lock, a channel, a condition variable), for something its
+    /// second closure does, which would deadlock as it does in sequential
+    /// code. The halves that are published keep every guarantee of an
+    /// unlimited pool, the first `n` pending among them (a task that forks
+    /// once and then blocks, with `n >= 1`, is not stranded). The limit
+    /// takes effect only where the pool's light barriers pair with heavy
+    /// ones (Linux with `membarrier`); elsewhere every half is published.
+    ///
+    /// ```
+    /// fn fib(pool: &stealpool::ThreadPool, n: u64) -> u64 {
+    ///     if n < 2 {
+    ///         return n;
+    ///     }
+    ///     let (a, b) = pool.join(|| fib(pool, n - 1), || fib(pool, n - 2));
+    ///     a + b
+    /// }
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .max_pending_joins(3)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.install(|| fib(&pool, 25)), 75_025);
+    /// ```
+    pub fn max_pending_joins(mut self, n: usize) -> Self {
+        self.max_pending_joins = Some(n);
+        self
+    }
+
     /// Starts the worker threads.
     ///
     /// # Errors
@@ -262,6 +310,7 @@ impl Builder {
         );
         let topology = self.topology.take().unwrap_or_else(topology::discovered);
         registry.placement = Placement::new(&topology, num_threads, self.pin_workers);
+        registry.max_pending_joins = self.max_pending_joins.unwrap_or(NO_PENDING_LIMIT);
         let registry = Arc::new(registry);
         // Dropped on every way out but success, this pool stops and joins the
         // workers started so far, even when `thread_name` panics.

@@ -14,9 +14,41 @@ use super::worker::WorkerThread;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 
+/// `join` on a worker of a pool with a `max_pending_joins` limit (F6):
+/// inline when the limit is reached and nobody sleeps or asks, otherwise
+/// as on any pool, out of line: a second copy of `join_on_worker` beside
+/// the first in `ThreadPool::join` would make every `join` of every pool
+/// save more registers.
+#[inline(always)]
+pub(crate) fn join_on_worker_limited<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if worker.runs_join_inline() {
+        return join_inline(a, b);
+    }
+    join_published(worker, a, b)
+}
+
+/// `join_on_worker`, out of line, for `join_on_worker_limited`.
+#[inline(never)]
+fn join_published<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_on_worker(worker, a, b)
+}
+
 /// `join` on the current worker thread. Always inlined into
-/// `ThreadPool::join`, its only caller, so the whole fast path is one frame
-/// whatever the inliner decides about the user's recursion.
+/// `ThreadPool::join` (directly, or through `join_on_worker_limited`), so
+/// the whole fast path is one frame whatever the inliner decides about the
+/// user's recursion.
 #[inline(always)]
 pub(crate) fn join_on_worker<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
 where
@@ -51,6 +83,38 @@ where
         Err(first) => finish_b(worker, job_b, first),
     };
     (result_a, result_b)
+}
+
+/// How many `join`s ran inline (F6), in the model builds only, where the
+/// models check that they explore that path. Counted in every build, it
+/// would cost each inline `join` a store, most of what running inline
+/// saves. A plain `std` atomic, outside the facade: not a step of the
+/// protocol, just the models' probe.
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+#[doc(hidden)]
+pub static INLINE_JOINS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A `join` past the pool's limit of pending halves, with every worker
+/// busy (F6): `a`, then `b`, on this thread, as a plain call would run
+/// them. Nothing is published, so nothing can be stolen. A panic in `a`
+/// drops `b` unrun, quietly, as `a_panicked` does.
+#[inline(always)]
+fn join_inline<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB,
+{
+    // F6's probe for the models: relaxed, nothing is read through it.
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    INLINE_JOINS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let result_a = match panic::catch_unwind(AssertUnwindSafe(a)) {
+        Ok(value) => value,
+        Err(payload) => {
+            drop_quietly(b);
+            panic::resume_unwind(payload)
+        }
+    };
+    (result_a, b())
 }
 
 /// `b` was not the newest pending half (F2): run this thread's own jobs

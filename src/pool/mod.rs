@@ -31,6 +31,9 @@ mod worker;
 pub use blocking::block_in_place;
 pub use builder::{BuildError, Builder};
 pub use handle::JoinHandle;
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+#[doc(hidden)]
+pub use join::INLINE_JOINS;
 pub use priority::Priority;
 pub use scope::Scope;
 pub use stats::{Stats, WorkerStats};
@@ -242,6 +245,11 @@ impl ThreadPool {
     /// waited for (another worker took it) or dropped unrun; if both panic,
     /// `a`'s panic is the one re-raised.
     ///
+    /// `b` is published while `a` runs, so an idle worker can take it even
+    /// if `a` blocks outside the pool waiting for it; on a pool built with
+    /// [`Builder::max_pending_joins`], a `join` past that limit may instead
+    /// run `a` and then `b` inline, as a plain call would.
+    ///
     /// ```
     /// fn fib(pool: &stealpool::ThreadPool, n: u64) -> u64 {
     ///     if n < 2 {
@@ -260,8 +268,12 @@ impl ThreadPool {
         RA: Send,
         RB: Send,
     {
+        // A pool without `max_pending_joins`: one compare, as before F6.
+        if let Some(worker) = self.registry.current_publishing_worker() {
+            return join::join_on_worker(worker, a, b);
+        }
         match self.registry.current_worker() {
-            Some(worker) => join::join_on_worker(worker, a, b),
+            Some(worker) => join::join_on_worker_limited(worker, a, b),
             None => self.install(|| self.join(a, b)),
         }
     }

@@ -27,6 +27,10 @@ const EXEMPT_MASK: u64 = ONE_TASK - 1;
 /// What the pool does with the panic of a `spawn`ed task.
 pub(crate) type PanicHandler = Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
 
+/// No limit on a worker's pending `join` halves: every half is published
+/// (F1), and no `join` runs inline (F6).
+pub(crate) const NO_PENDING_LIMIT: usize = usize::MAX;
+
 pub(crate) struct Registry {
     pub(crate) stealers: Box<[Stealer<JobRef>]>,
     /// Stealers of the workers' owner-biased deques of pending `join`
@@ -54,6 +58,9 @@ pub(crate) struct Registry {
     panic_handler: Option<PanicHandler>,
     /// Each worker's CPU and victim rings (read-only after the build).
     pub(crate) placement: Placement,
+    /// `Builder::max_pending_joins`, or `NO_PENDING_LIMIT` (F6; read-only
+    /// after the build, copied into each worker).
+    pub(crate) max_pending_joins: usize,
     /// Slots `0..workers` are the workers'; the rest, spare threads' (W1).
     workers: usize,
     /// W5: the slots `0..slots_used` are every slot ever held: the
@@ -95,6 +102,7 @@ impl Registry {
             // One cache for all: uniform victims, until the builder places
             // the workers on its topology.
             placement: Placement::new(&Topology::single_node(1), workers, false),
+            max_pending_joins: NO_PENDING_LIMIT,
             workers,
             slots_used: CachePadded::new(AtomicUsize::new(workers)),
             spares,
@@ -158,6 +166,14 @@ impl Registry {
     /// How far the victim's slot is from the thief's, by their places.
     pub(crate) fn distance(&self, thief: usize, victim: usize) -> Distance {
         self.placement.distance(self.home(thief), self.home(victim))
+    }
+
+    /// The worker of *this* pool running on the current thread, if this
+    /// pool publishes every `join` half (no `max_pending_joins`, F6).
+    #[inline]
+    pub(crate) fn current_publishing_worker(&self) -> Option<&WorkerThread> {
+        // SAFETY: as in `current_worker`.
+        unsafe { WorkerThread::current_publishing_of(self) }
     }
 
     /// The worker of *this* pool running on the current thread, if any.

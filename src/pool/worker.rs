@@ -6,7 +6,7 @@ use super::job::{AbortOnUnwind, JobRef};
 use super::latch::{CoreLatch, LatchOwner};
 use super::ordering::{barrier_known, PRODUCER_FENCE, RELAXED};
 use super::priority::{LevelDeques, Levels, Priority, PASS_LIMIT};
-use super::registry::Registry;
+use super::registry::{Registry, NO_PENDING_LIMIT};
 use super::sleep::Wake;
 use super::stats::Event;
 use super::topology::Distance;
@@ -51,21 +51,35 @@ thread_local! {
 /// that `join` learns whether it runs on a worker of *its* pool from one
 /// compare with the thread-local, with no test for null first: outside
 /// every pool `registry` is null, which no pool's address equals.
+///
+/// `publishing` is the pool's address again where that pool publishes every
+/// `join` half (no `max_pending_joins`), null where it has a limit (F6):
+/// `ThreadPool::join` compares with it first, so a pool without a limit
+/// pays nothing for the limit's test, and one with a limit fails that
+/// compare and tests its limit after the second.
 #[derive(Clone, Copy)]
 struct Current {
     registry: *const Registry,
+    publishing: *const Registry,
     worker: *const WorkerThread,
 }
 
 impl Current {
     const NONE: Current = Current {
         registry: ptr::null(),
+        publishing: ptr::null(),
         worker: ptr::null(),
     };
 
     fn of(worker: &WorkerThread) -> Current {
+        let registry: *const Registry = &*worker.registry;
         Current {
-            registry: &*worker.registry,
+            registry,
+            publishing: if worker.max_pending_joins == NO_PENDING_LIMIT {
+                registry
+            } else {
+                ptr::null()
+            },
             worker,
         }
     }
@@ -106,6 +120,9 @@ pub(crate) struct WorkerThread {
     attention: *const AtomicUsize,
     /// `index` as a `join` half's latch carries it (J4).
     latch_owner: LatchOwner,
+    /// `Builder::max_pending_joins` (F6): past this many pending halves, a
+    /// `join` may run inline.
+    max_pending_joins: usize,
 }
 
 /// A slot's deques: shared, pending `join` halves, one per level.
@@ -130,6 +147,20 @@ impl WorkerThread {
         // SAFETY: `registry` is set only beside a live worker's address
         // (`Current::of`), and no pool is at null.
         ptr::eq(current.registry, registry).then(|| unsafe { &*current.worker })
+    }
+
+    /// `current_of`, for a pool that publishes every `join` half: `None`
+    /// on a worker of a pool with a `max_pending_joins` limit (F6).
+    ///
+    /// # Safety
+    ///
+    /// As `current_of`.
+    #[inline]
+    pub(crate) unsafe fn current_publishing_of(registry: &Registry) -> Option<&WorkerThread> {
+        let current = CURRENT.with(Cell::get);
+        // SAFETY: as in `current_of`: `publishing` is null or set beside a
+        // live worker's address.
+        ptr::eq(current.publishing, registry).then(|| unsafe { &*current.worker })
     }
 
     #[inline]
@@ -171,13 +202,14 @@ impl WorkerThread {
             passed: Default::default(),
             took_newest: Cell::new(false),
             level: Cell::new(Priority::Normal),
-            registry,
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
             tasks_on_stack: Cell::new(0),
             exempted: Cell::new(0),
             blocking: Cell::new(false),
             attention,
             latch_owner: LatchOwner::of(index),
+            max_pending_joins: registry.max_pending_joins,
+            registry,
         }
     }
 
@@ -269,6 +301,24 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn pop_local(&self) -> Option<JobRef> {
         self.local.pop()
+    }
+
+    /// Whether a `join` may run its two closures inline, publishing nothing
+    /// (F6): this worker has as many halves pending as the pool's limit,
+    /// and nobody sleeps or asks for work. Only `join`s on pools with a
+    /// limit ask (`ThreadPool::join`).
+    #[inline(always)]
+    pub(crate) fn runs_join_inline(&self) -> bool {
+        if cfg!(stealpool_bug = "pending_limit_ignored") {
+            // Runs every `join` inline, even the first with no half
+            // pending: the mistake F6's count rules out.
+            return true;
+        }
+        // F6: `len` is two relaxed loads (D12); a stale `top` only
+        // overstates the count. The attention word is S7's relaxed load:
+        // zero when nobody sleeps, nobody asks (F3) and light barriers pair.
+        // Without a limit, `max_pending_joins` is `usize::MAX`: never.
+        self.joins.len() >= self.max_pending_joins && self.attention().load(RELAXED) == 0
     }
 
     /// Records a `join`'s second half (F1): on the owner-biased deque, with
