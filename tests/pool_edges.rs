@@ -25,6 +25,7 @@ fn quiet_expected_panics() {
 }
 
 /// A value (and a panic payload) whose `Drop` panics; counts its drops.
+#[derive(Debug)]
 struct PanicsOnDrop(Arc<AtomicUsize>);
 
 impl Drop for PanicsOnDrop {
@@ -275,4 +276,181 @@ fn scope_drops_extra_payloads_that_panic_on_drop() {
             "the task's payload is dropped once"
         );
     }
+}
+
+/// Joins `handle` on another thread; `None` if it has not finished after
+/// [`DEADLINE`] (the handle never completes).
+fn join_within_deadline<R: Send + 'static>(handle: stealpool::JoinHandle<R>) -> Option<thread::Result<R>> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = sender.send(handle.join());
+    });
+    receiver.recv_timeout(DEADLINE).ok()
+}
+
+/// `zip` of a panicked input and one whose value panics on drop: the
+/// handle gets the panic, the value is dropped once, quietly. (The value's
+/// panic unwound past the packet's completion: the handle never completed.)
+#[test]
+fn zip_drops_the_other_input_quietly_when_one_panicked() {
+    quiet_expected_panics();
+    let pool = ThreadPool::new(2);
+    for value_first in [false, true] {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let panicked = pool.submit(|| -> u32 { panic!("{EXPECTED}: an input") });
+        let value_drops = drops.clone();
+        let value = pool.submit(move || PanicsOnDrop(value_drops));
+        let outcome = if value_first {
+            join_within_deadline(value.zip(panicked).then(|_| ()))
+        } else {
+            join_within_deadline(panicked.zip(value).then(|_| ()))
+        };
+        let payload = outcome
+            .expect("the zipped handle never completed")
+            .expect_err("the input's panic reaches the last handle");
+        assert_eq!(message(&*payload).unwrap(), format!("{EXPECTED}: an input"));
+        assert_eq!(drops.load(SeqCst), 1, "the other input's value is dropped once");
+    }
+    pool.wait_all();
+    assert_eq!(pool.pending_tasks(), 0);
+}
+
+/// `when_all` with a panicked input among values (and payloads) that
+/// panic on drop: the first panic reaches the handle, everything else is
+/// dropped once, quietly. (Two such drops in one `Vec` aborted the process.)
+#[test]
+fn when_all_drops_the_other_inputs_quietly_when_one_panicked() {
+    quiet_expected_panics();
+    let pool = ThreadPool::new(2);
+    let drops = Arc::new(AtomicUsize::new(0));
+    let value = |drops: &Arc<AtomicUsize>| {
+        let drops = drops.clone();
+        pool.submit(move || Some(PanicsOnDrop(drops)))
+    };
+    let second_payload = drops.clone();
+    let handles = vec![
+        value(&drops),
+        pool.submit(|| -> Option<PanicsOnDrop> { panic!("{EXPECTED}: the first panic") }),
+        value(&drops),
+        pool.submit(move || -> Option<PanicsOnDrop> { panic::panic_any(PanicsOnDrop(second_payload)) }),
+        value(&drops),
+    ];
+    let payload = join_within_deadline(pool.when_all(handles))
+        .expect("the gathered handle never completed")
+        .expect_err("the first input's panic reaches the handle");
+    assert_eq!(
+        message(&*payload).unwrap(),
+        format!("{EXPECTED}: the first panic")
+    );
+    assert_eq!(
+        drops.load(SeqCst),
+        4,
+        "three values and one payload, each dropped once"
+    );
+    pool.wait_all();
+}
+
+/// `b` panics while `a`'s value panics on drop, with `b` run inline and
+/// with `b` stolen: `b`'s panic reaches the caller, `a`'s value is dropped
+/// once, quietly. (Dropped by the unwinding, it aborted the process.)
+#[test]
+fn join_drops_the_first_value_quietly_when_the_second_half_panics() {
+    quiet_expected_panics();
+    let limited = ThreadPool::builder()
+        .num_threads(1)
+        .max_pending_joins(0)
+        .build()
+        .unwrap();
+    for (pool, steal) in [
+        (&ThreadPool::new(1), false),
+        (&ThreadPool::new(2), true),
+        (&limited, false),
+    ] {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let b_started = AtomicBool::new(false);
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                pool.join(
+                    || {
+                        // With two workers, wait until the other one took `b`.
+                        if steal {
+                            assert!(wait_for(&b_started), "nobody took the second half");
+                        }
+                        PanicsOnDrop(drops.clone())
+                    },
+                    || -> () {
+                        b_started.store(true, Release);
+                        panic!("{EXPECTED}: b")
+                    },
+                )
+            })
+        }));
+        let payload = result.expect_err("b's panic reaches the caller");
+        assert_eq!(message(&*payload).unwrap(), format!("{EXPECTED}: b"));
+        assert_eq!(drops.load(SeqCst), 1, "a's value is dropped once");
+    }
+}
+
+/// A scope's body returns a value that panics on drop while one of its
+/// tasks panics: the task's panic reaches the caller, the value is
+/// dropped once, quietly.
+#[test]
+fn scope_drops_the_body_value_quietly_when_a_task_panicked() {
+    quiet_expected_panics();
+    let pool = ThreadPool::new(2);
+    let drops = Arc::new(AtomicUsize::new(0));
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.scope(|s| {
+            s.spawn(|_| panic!("{EXPECTED}: a scope task"));
+            PanicsOnDrop(drops.clone())
+        })
+    }));
+    let payload = result.expect_err("the task's panic reaches the caller");
+    assert_eq!(message(&*payload).unwrap(), format!("{EXPECTED}: a scope task"));
+    assert_eq!(drops.load(SeqCst), 1, "the body's value is dropped once");
+}
+
+/// A submitted task's panic whose payload panics on drop, with its handle
+/// dropped: counted once, and not handed to the panic handler (which is
+/// for `spawn`ed tasks). It was counted twice, the payload's own panic
+/// reported as a second one.
+#[test]
+fn an_untaken_payload_that_panics_on_drop_is_one_panic() {
+    quiet_expected_panics();
+    let handled = Arc::new(AtomicUsize::new(0));
+    let counter = handled.clone();
+    let pool = ThreadPool::builder()
+        .num_threads(1)
+        .panic_handler(move |_| {
+            counter.fetch_add(1, SeqCst);
+        })
+        .build()
+        .unwrap();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let payload_drops = drops.clone();
+    drop(pool.submit(move || -> () { panic::panic_any(PanicsOnDrop(payload_drops)) }));
+    pool.wait_all();
+    let stats = pool.stats();
+    assert_eq!((stats.tasks_executed, stats.panicked), (1, 1), "{stats:?}");
+    assert_eq!(
+        handled.load(SeqCst),
+        0,
+        "a submitted task's panic went to the panic handler"
+    );
+    assert_eq!(drops.load(SeqCst), 1, "the payload is dropped once");
+}
+
+/// A scope's body is not a task: its panic goes back to the caller and is
+/// not counted in `Stats::panicked`, as `join`'s and `install`'s are not.
+#[test]
+fn a_scope_body_panic_is_not_a_task_panic() {
+    quiet_expected_panics();
+    let pool = ThreadPool::new(1);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.scope(|_| -> () { panic!("{EXPECTED}: body") })
+    }));
+    assert!(result.is_err());
+    pool.wait_all();
+    let stats = pool.stats();
+    assert_eq!((stats.tasks_executed, stats.panicked), (0, 0), "{stats:?}");
 }

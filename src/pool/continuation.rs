@@ -13,7 +13,7 @@
 //! input is there. The proof is in `proofs/continuation.md`.
 
 use super::handle::{run_submitted_value, JoinHandle, Packet};
-use super::job::{JobHeader, JobRef};
+use super::job::{drop_payload, drop_quietly, JobHeader, JobRef};
 use super::ordering::ARRIVE;
 use super::registry::Registry;
 use super::worker::WorkerThread;
@@ -67,7 +67,17 @@ impl<R: Send, S: Send> Inputs for (Arrival<R>, Arrival<S>) {
     unsafe fn take(&self) -> thread::Result<(R, S)> {
         // SAFETY: forwarded. Both are taken, so a panic drops the other.
         let (a, b) = unsafe { (take_one(&self.0), take_one(&self.1)) };
-        Ok((a?, b?))
+        match (a, b) {
+            (Ok(a), Ok(b)) => Ok((a, b)),
+            (Err(payload), other) => {
+                discard(other);
+                Err(payload)
+            }
+            (Ok(a), Err(payload)) => {
+                drop_quietly(a);
+                Err(payload)
+            }
+        }
     }
 }
 
@@ -75,9 +85,35 @@ impl<R: Send> Inputs for Box<[Arrival<R>]> {
     type Values = Vec<R>;
 
     unsafe fn take(&self) -> thread::Result<Vec<R>> {
-        // SAFETY: forwarded; every input is taken, whatever the outcome.
-        let results: Vec<_> = self.iter().map(|arrival| unsafe { take_one(arrival) }).collect();
-        results.into_iter().collect()
+        let mut values = Vec::with_capacity(self.len());
+        let mut first_panic = None;
+        for arrival in self.iter() {
+            // SAFETY: forwarded; every input is taken, whatever the outcome.
+            match unsafe { take_one(arrival) } {
+                Ok(value) => values.push(value),
+                Err(payload) if first_panic.is_none() => first_panic = Some(payload),
+                Err(payload) => drop_payload(payload),
+            }
+        }
+        match first_panic {
+            None => Ok(values),
+            Some(payload) => {
+                // One at a time: a `Vec`'s drop that meets a second
+                // panicking element aborts.
+                values.into_iter().for_each(drop_quietly);
+                Err(payload)
+            }
+        }
+    }
+}
+
+/// Drops an input the continuation will not see, because another input
+/// panicked: quietly, since its `Drop` (or its payload's) may panic too, and
+/// an unwind from here would leave the continuation's handle incomplete.
+fn discard<R>(input: thread::Result<R>) {
+    match input {
+        Ok(value) => drop_quietly(value),
+        Err(payload) => drop_payload(payload),
     }
 }
 
@@ -179,8 +215,13 @@ where
         let func = func.expect("a continuation ran twice");
         match inputs {
             Ok(values) => run_submitted_value(&self.packet, || func(values), on_panic),
-            // The antecedent's panic was counted where it happened.
-            Err(payload) => self.packet.complete(Err(payload)),
+            // The antecedent's panic was counted where it happened. The
+            // function is dropped unrun, quietly: its handle already has
+            // its outcome.
+            Err(payload) => {
+                self.packet.complete(Err(payload));
+                drop_quietly(func);
+            }
         }
     }
 

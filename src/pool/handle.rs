@@ -2,7 +2,7 @@
 //! `continuation.rs`.
 
 use super::continuation::Continuation;
-use super::job::{JobHeader, JobRef};
+use super::job::{drop_payload, JobHeader, JobRef};
 use super::latch::{Latch, LockLatch, WorkerLatch};
 use super::priority::Priority;
 use super::registry::Registry;
@@ -72,6 +72,22 @@ pub(crate) struct Packet<R> {
 unsafe impl<R: Send> Send for Packet<R> {}
 // SAFETY: as above; all access goes through the mutex.
 unsafe impl<R: Send> Sync for Packet<R> {}
+
+impl<R> Drop for Packet<R> {
+    /// A panic nobody took (its handle was dropped): its payload is dropped
+    /// quietly, since its own `Drop` may panic, and the task's panic was
+    /// counted and reported where it happened.
+    fn drop(&mut self) {
+        // `get_mut`: no lock to take, nobody else holds the packet.
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Slot::Ready(Err(_)) = state.result {
+            let Slot::Ready(Err(payload)) = std::mem::replace(&mut state.result, Slot::Taken) else {
+                unreachable!()
+            };
+            drop_payload(payload);
+        }
+    }
+}
 
 impl<R> Packet<R> {
     pub(crate) fn new() -> Self {

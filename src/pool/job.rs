@@ -18,6 +18,7 @@ use super::latch::Latch;
 use crate::deque::{Element, Word};
 use crate::sync::UnsafeCell;
 use std::any::Any;
+use std::mem::ManuallyDrop;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 
@@ -281,6 +282,36 @@ pub(crate) fn drop_payload(payload: Box<dyn Any + Send>) {
 pub(crate) fn drop_quietly<T>(value: T) {
     if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| drop(value))) {
         drop_payload(payload);
+    }
+}
+
+/// Holds a value that a panic unwinding past it drops with
+/// [`drop_quietly`] rather than the unwinding's own drop, which would abort
+/// the process if the value's `Drop` panicked too. The normal way out is
+/// [`into_inner`](Self::into_inner). Where `T` has no drop glue, neither has
+/// this.
+pub(crate) struct DropQuietly<T>(ManuallyDrop<T>);
+
+impl<T> DropQuietly<T> {
+    #[inline(always)]
+    pub(crate) fn new(value: T) -> Self {
+        DropQuietly(ManuallyDrop::new(value))
+    }
+
+    #[inline(always)]
+    pub(crate) fn into_inner(self) -> T {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped, so the value is taken once.
+        unsafe { ManuallyDrop::take(&mut this.0) }
+    }
+}
+
+impl<T> Drop for DropQuietly<T> {
+    fn drop(&mut self) {
+        if std::mem::needs_drop::<T>() {
+            // SAFETY: dropped once; `into_inner` skips this.
+            drop_quietly(unsafe { ManuallyDrop::take(&mut self.0) });
+        }
     }
 }
 

@@ -8,7 +8,7 @@
 //! jobs until its thief sets the latch. The frame is left only after that, so
 //! a stolen job never outlives what it borrows (J1 in `proofs/join.md`).
 
-use super::job::{drop_quietly, JobRef};
+use super::job::{drop_quietly, DropQuietly, JobRef};
 use super::join_job::JoinJob;
 use super::worker::WorkerThread;
 use std::any::Any;
@@ -77,12 +77,16 @@ where
     // The rest is on a cold path.
     // SAFETY: `index` is where `b` went; nothing pops it while `a` runs
     // (F2), and a panicking `a` never gets here.
+    // If `b` panics (here or on its thief), `a`'s value is dropped quietly:
+    // dropped by the unwinding itself, a panicking `Drop` would abort. For
+    // a value with no drop glue the guard is no code at all.
+    let result_a = DropQuietly::new(result_a);
     let result_b = match unsafe { worker.take_back_join(index) } {
         // SAFETY: taken back; the job is never dropped nor read again.
         Ok(()) => (unsafe { job_b.take_func() })(),
         Err(first) => finish_b(worker, job_b, first),
     };
-    (result_a, result_b)
+    (result_a.into_inner(), result_b)
 }
 
 /// How many `join`s ran inline (F6), in the model builds only, where the
@@ -97,7 +101,8 @@ pub static INLINE_JOINS: std::sync::atomic::AtomicUsize = std::sync::atomic::Ato
 /// A `join` past the pool's limit of pending halves, with every worker
 /// busy (F6): `a`, then `b`, on this thread, as a plain call would run
 /// them. Nothing is published, so nothing can be stolen. A panic in `a`
-/// drops `b` unrun, quietly, as `a_panicked` does.
+/// drops `b` unrun, quietly, as `a_panicked` does; one in `b` drops `a`'s
+/// value quietly, as on the published path.
 #[inline(always)]
 fn join_inline<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -114,7 +119,9 @@ where
             panic::resume_unwind(payload)
         }
     };
-    (result_a, b())
+    let result_a = DropQuietly::new(result_a);
+    let result_b = b();
+    (result_a.into_inner(), result_b)
 }
 
 /// `b` was not the newest pending half (F2): run this thread's own jobs

@@ -1,6 +1,6 @@
 //! Scoped tasks that borrow from the stack of the scope's caller.
 
-use super::job::{drop_payload, JobHeader, JobRef};
+use super::job::{drop_payload, drop_quietly, JobHeader, JobRef};
 use super::latch::{Latch, WorkerLatch};
 use super::ordering::{RELAXED, SCOPE_DONE};
 use super::registry::Registry;
@@ -163,12 +163,11 @@ pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&
         _invariant: PhantomData,
     };
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| op(&scope)));
+    // The body is not a task: its panic goes back to the caller, and is
+    // no more counted in `Stats::panicked` than `join`'s or `install`'s.
     let (result, panic) = match outcome {
         Ok(result) => (Some(result), None),
-        Err(payload) => {
-            worker.record_panic();
-            (None, Some(payload))
-        }
+        Err(payload) => (None, Some(payload)),
     };
     // SAFETY: the body's count, released once; `scope` is this frame's own.
     unsafe { Scope::finish(&raw const scope, panic) };
@@ -176,6 +175,9 @@ pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&
     worker.wait_until(&scope.done.core);
     let panic = scope.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(payload) = panic {
+        // The body's value, if it returned one, goes quietly: dropped
+        // during the unwinding, a panicking `Drop` would abort.
+        drop_quietly(result);
         panic::resume_unwind(payload);
     }
     result.expect("the scope body finished without panicking")
