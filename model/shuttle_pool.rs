@@ -945,7 +945,10 @@ fn nested_wait_all_waits_for_its_child() {
 // 3. a task of `a` joins a handle of `b`, whose task submits to `a` and
 //    joins that;
 // 4. a cycle of three one-worker pools: `a` waits on `b`, `b` on `c`, and
-//    `c`'s job joins on `a`.
+//    `c`'s job joins on `a`;
+// 5. `a`'s last handle dropped inside `b.install`, called by a task of
+//    `a` whose worker waits there: the drop, on a worker of `b`, must not
+//    wait for `a`'s worker.
 #[test]
 fn cross_pool_waits() {
     check("cross_pool_install_round_trip", 20_000, 3, || {
@@ -994,6 +997,22 @@ fn cross_pool_waits() {
         let c = ThreadPool::new(1);
         let value = a.install(|| b.install(|| c.install(|| a.join(|| 1, || 2))));
         assert_eq!(value, (1, 2));
+    });
+    check("cross_pool_last_handle_dropped_inside_install", 20_000, 3, || {
+        let a = Arc::new(ThreadPool::new(1));
+        let b = Arc::new(ThreadPool::new(1));
+        let (last_a, inner_b) = (a.clone(), b.clone());
+        let handle = a.submit(move || {
+            inner_b.install(move || {
+                // Whichever of this drop and the caller's is the last one
+                // shuts `a` down: here, on a worker of `b`.
+                drop(last_a);
+                1
+            })
+        });
+        drop(a);
+        assert_eq!(handle.join().unwrap(), 1);
+        unshare(b).shutdown();
     });
 }
 

@@ -136,3 +136,46 @@ fn a_waiting_worker_runs_its_own_pools_tasks() {
         assert_eq!(seen, 1);
     });
 }
+
+/// A pool's last handle dropped on a worker of another pool, while a
+/// worker of the dropped pool waits for that very thread (`install`): the
+/// drop must not wait for its workers, or neither ever finishes.
+#[test]
+fn the_last_handle_dropped_inside_another_pools_install() {
+    completes(|| {
+        for _ in 0..ROUNDS / 10 {
+            let a = Arc::new(ThreadPool::new(2));
+            let b = Arc::new(ThreadPool::new(2));
+            let (last_a, inner_b) = (a.clone(), b.clone());
+            let handle = a.submit(move || {
+                inner_b.install(move || {
+                    drop(last_a);
+                    1u64
+                })
+            });
+            drop(a);
+            assert_eq!(handle.join().unwrap(), 1);
+        }
+    });
+}
+
+/// A pool dropped by a task of another pool, while the dropped pool's
+/// worker waits on a task queued on the caller's pool (one worker, the
+/// caller's own): the drop must not wait, and every task still runs.
+#[test]
+fn a_pool_dropped_by_a_task_its_worker_waits_on() {
+    completes(|| {
+        for _ in 0..ROUNDS / 10 {
+            let a = Arc::new(ThreadPool::new(1));
+            let inner_a = a.clone();
+            let handle = a.submit(move || {
+                let b = ThreadPool::new(1);
+                let back_to_a = inner_a.clone();
+                let waiting = b.submit(move || back_to_a.submit(|| 7u64).join().unwrap());
+                drop(b);
+                waiting.join().unwrap()
+            });
+            assert_eq!(handle.join().unwrap(), 7);
+        }
+    });
+}

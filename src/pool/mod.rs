@@ -423,6 +423,11 @@ impl ThreadPool {
     /// Runs every queued task (and what they spawn), then stops and joins
     /// the worker threads. Dropping the pool does the same.
     ///
+    /// On a worker thread of any pool (a task of this pool or another one),
+    /// it does not wait: the workers still run every queued task and exit
+    /// on their own. Waiting there could deadlock, as one of them may wait
+    /// for the calling thread itself (rayon never waits for its threads).
+    ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
     /// use std::sync::Arc;
@@ -455,8 +460,12 @@ impl Drop for ThreadPool {
         self.registry.terminate();
         // A worker cannot join itself: if the last handle is dropped by a
         // task of this pool, the workers still drain the queues and exit on
-        // their own.
-        if self.registry.current_worker().is_some() {
+        // their own. Nor may a worker of another pool wait for them: one of
+        // them may be waiting for that very thread (a task of this pool
+        // blocked in the other pool's `install`, or waiting on a handle
+        // whose task is queued behind the caller), so the drop would never
+        // end. The threads are left to finish, as from inside.
+        if !WorkerThread::current().is_null() {
             return;
         }
         for thread in self.threads.drain(..) {
