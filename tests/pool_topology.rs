@@ -214,3 +214,72 @@ fn the_default_pool_uses_the_discovered_layout() {
         assert_eq!(stats.steals_same_cache, stats.successful_steals);
     }
 }
+
+/// `Topology::discover` reads the process's CPUs, not the calling
+/// thread's: on a worker pinned to one CPU it finds the same layout as
+/// outside. (It read the caller's mask, and the first default pool built
+/// on a pinned worker fixed a one-CPU layout for the whole process.)
+#[cfg(target_os = "linux")]
+#[test]
+fn discovery_on_a_pinned_worker_sees_the_whole_process() {
+    let outside = Topology::discover();
+    let pool = ThreadPool::builder()
+        .topology(outside.clone())
+        .pin_workers(true)
+        .build()
+        .unwrap();
+    if pool.stats().pin_failures > 0 {
+        return; // this machine refuses pinning: nothing narrowed the mask
+    }
+    let inside = on_every_worker(&pool, Topology::discover);
+    for (worker, layout) in inside.iter().enumerate() {
+        assert_eq!(
+            layout, &outside,
+            "worker {worker}: discovery followed its pinned mask"
+        );
+    }
+}
+
+/// A spare thread started by a pinned worker runs on every CPU of the
+/// process, not on that worker's one (threads inherit their parent's mask).
+#[cfg(target_os = "linux")]
+#[test]
+fn spares_of_a_pinned_pool_are_not_pinned() {
+    let process = affinity();
+    let layout = Topology::discover();
+    if layout.num_cpus() < 2 || process.len() < 2 {
+        return; // one CPU: pinned or not is the same mask
+    }
+    // One worker, pinned to the layout's first CPU.
+    let pool = ThreadPool::builder()
+        .num_threads(1)
+        .topology(layout)
+        .pin_workers(true)
+        .build()
+        .unwrap();
+    if pool.stats().pin_failures > 0 {
+        return;
+    }
+    // The worker blocks in `block_in_place` until the probe has run, so
+    // only a spare, started by the pinned worker, can run the probe.
+    let entered = Arc::new(AtomicUsize::new(0));
+    let gate = Arc::new(Barrier::new(2));
+    let (inside, blocker_gate) = (entered.clone(), gate.clone());
+    pool.spawn(move || {
+        stealpool::block_in_place(|| {
+            inside.fetch_add(1, Ordering::SeqCst);
+            blocker_gate.wait();
+        })
+    });
+    let start = std::time::Instant::now();
+    while entered.load(Ordering::SeqCst) == 0 {
+        assert!(start.elapsed().as_secs() < 30, "the worker never blocked");
+        std::thread::yield_now();
+    }
+    let probe = pool.submit(|| (current_worker_index(), affinity()));
+    let (index, mask) = probe.join().unwrap();
+    gate.wait();
+    pool.wait_all();
+    assert!(index.unwrap() >= 1, "the probe ran on the blocked worker");
+    assert_eq!(mask, process, "a spare kept its pinned parent's CPU");
+}

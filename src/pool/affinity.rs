@@ -30,14 +30,30 @@ mod imp {
     }
 
     pub(crate) fn allowed_cpus() -> Option<Vec<usize>> {
-        // SAFETY: as above; `sched_getaffinity` writes only the set we pass.
+        // The main thread's mask (its id is the process's): what `taskset`
+        // or a container gave the process. The calling thread's may be one
+        // CPU, if it is a pinned worker.
+        // SAFETY: as above; `sched_getaffinity` writes only the set we
+        // pass; `getpid` cannot fail.
         unsafe {
             let mut set: libc::cpu_set_t = mem::zeroed();
-            if libc::sched_getaffinity(0, mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            if libc::sched_getaffinity(libc::getpid(), mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
                 return None;
             }
             let cpus: Vec<usize> = (0..SET_SIZE).filter(|&cpu| libc::CPU_ISSET(cpu, &set)).collect();
             (!cpus.is_empty()).then_some(cpus)
+        }
+    }
+
+    pub(crate) fn unpin_current_thread() {
+        let Some(cpus) = allowed_cpus() else { return };
+        // SAFETY: as in `pin_current_thread`; every id came from a set.
+        unsafe {
+            let mut set: libc::cpu_set_t = mem::zeroed();
+            for cpu in cpus {
+                libc::CPU_SET(cpu, &mut set);
+            }
+            libc::sched_setaffinity(0, mem::size_of::<libc::cpu_set_t>(), &set);
         }
     }
 }
@@ -54,6 +70,8 @@ mod imp {
     pub(crate) fn allowed_cpus() -> Option<Vec<usize>> {
         None
     }
+
+    pub(crate) fn unpin_current_thread() {}
 }
 
 #[cfg(any(miri, feature = "loom", feature = "shuttle"))]
@@ -65,6 +83,8 @@ mod imp {
     pub(crate) fn allowed_cpus() -> Option<Vec<usize>> {
         None
     }
+
+    pub(crate) fn unpin_current_thread() {}
 }
 
 /// Pins the calling thread to `cpu`; `false` if the system refused (a CPU
@@ -75,7 +95,17 @@ pub(crate) fn pin_current_thread(cpu: usize) -> bool {
     imp::pin_current_thread(cpu)
 }
 
-/// The CPUs the calling thread may run on, ascending; `None` where unknown.
+/// The CPUs the process may run on (its main thread's mask, not the
+/// calling thread's, which a pinned worker narrows to one), ascending;
+/// `None` where unknown.
 pub(crate) fn allowed_cpus() -> Option<Vec<usize>> {
     imp::allowed_cpus()
+}
+
+/// Lets the calling thread run on every CPU of [`allowed_cpus`] again: a
+/// thread inherits its parent's mask, so a spare started by a pinned worker
+/// would otherwise run on that worker's CPU only. Best effort: a failure
+/// leaves the thread as it was.
+pub(crate) fn unpin_current_thread() {
+    imp::unpin_current_thread()
 }

@@ -234,6 +234,11 @@ impl SlotReturn {
 /// parks until it gets another slot, and exits on shutdown or after
 /// `KEEP_ALIVE` parked (W4).
 fn spare_thread(registry: Arc<Registry>, mut slot: Slot) {
+    // Spares are not pinned; started by a pinned worker, this thread
+    // inherited its CPU.
+    if registry.placement.pin() {
+        super::affinity::unpin_current_thread();
+    }
     let spares = &registry.spares;
     loop {
         let index = slot.index;
