@@ -278,7 +278,11 @@ impl<R: Send> JoinHandle<R> {
     /// On a worker thread of any pool this runs that pool's other jobs while
     /// it waits, so a task may submit subtasks and join them even on a
     /// one-thread pool, and a task of one pool may join a handle of another
-    /// without taking a worker away from its own pool.
+    /// without taking a worker away from its own pool. The jobs it runs
+    /// meanwhile sit on top of this wait: one that joins the handle of the
+    /// task waiting here never finishes (see "Waiting on a worker" on
+    /// [`ThreadPool`](crate::ThreadPool); [`then`](Self::then) has no such
+    /// limit).
     ///
     /// # Panics
     ///

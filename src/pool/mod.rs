@@ -101,6 +101,16 @@ use worker::WorkerThread;
 /// plain `Mutex`, a channel, I/O or another pool's `wait_all` blocks its
 /// worker, and if what it waits for needs that worker, it deadlocks. Keep
 /// such waits out of tasks, or give the pool enough workers for them.
+///
+/// Running jobs while waiting has one limit of its own: the jobs run on
+/// top of the waiting frame, which resumes only when they return. A job
+/// that itself waits, directly or not, for a task lower on the same
+/// worker's stack (a handle of the task that is waiting under it) can
+/// therefore never finish. Fork-join (`join`, `scope`) cannot make such a
+/// cycle, since a job only waits for work it started; handles can, when
+/// a task joins the handle of a task that may be running, waiting, on the
+/// same worker. Where that may happen, attach the rest of the work with
+/// [`JoinHandle::then`] instead, which waits on no thread.
 pub struct ThreadPool {
     registry: Arc<Registry>,
     threads: Vec<thread::JoinHandle<()>>,
