@@ -206,7 +206,7 @@ impl Builder {
     /// With a limit, `join` costs about what a plain call does below the
     /// first `n` pending halves while every worker is busy, and publishes
     /// again as soon as one is idle (it sleeps, or asks this worker for
-    /// work): fib with a `join` at every call runs about 1.5 times as fast
+    /// work): fib with a `join` at every call runs about 1.4 times as fast
     /// with `max_pending_joins(3)` (`benches/README.md`).
     ///
     /// The price is a guarantee: a `join` that ran inline had no half for
