@@ -50,6 +50,29 @@ use loom_run::explore;
 use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
 use stealpool::ThreadPool;
 
+/// A wait outside the pool: a flag under a loom `Mutex` and a `Condvar`,
+/// which the pool cannot see (a task blocked on it blocks its worker).
+struct Signal(loom::sync::Mutex<bool>, loom::sync::Condvar);
+
+impl Signal {
+    fn new() -> Self {
+        Signal(loom::sync::Mutex::new(false), loom::sync::Condvar::new())
+    }
+
+    /// Blocks until `raise` has run.
+    fn wait(&self) {
+        let mut raised = self.0.lock().unwrap();
+        while !*raised {
+            raised = self.1.wait(raised).unwrap();
+        }
+    }
+
+    fn raise(&self) {
+        *self.0.lock().unwrap() = true;
+        self.1.notify_one();
+    }
+}
+
 /// A number written by one thread and read by another through loom-checked
 /// memory: loom fails the read if the write does not happen before it.
 struct Slot(UnsafeCell<usize>);
@@ -319,16 +342,10 @@ fn spawn_then_block() {
         let pool = std::sync::Arc::new(ThreadPool::new(2));
         let spawner = pool.clone();
         let handle = pool.submit(move || {
-            let pair = Arc::new((loom::sync::Mutex::new(false), loom::sync::Condvar::new()));
-            let done = pair.clone();
-            spawner.spawn(move || {
-                *done.0.lock().unwrap() = true;
-                done.1.notify_one();
-            });
-            let mut ran = pair.0.lock().unwrap();
-            while !*ran {
-                ran = pair.1.wait(ran).unwrap();
-            }
+            let signal = Arc::new(Signal::new());
+            let done = signal.clone();
+            spawner.spawn(move || done.raise());
+            signal.wait();
         });
         handle.join().unwrap();
         std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
@@ -352,19 +369,8 @@ fn join_then_block() {
         let pool = std::sync::Arc::new(ThreadPool::new(2));
         let joiner = pool.clone();
         let handle = pool.submit(move || {
-            let pair = (loom::sync::Mutex::new(false), loom::sync::Condvar::new());
-            joiner.join(
-                || {
-                    let mut ran = pair.0.lock().unwrap();
-                    while !*ran {
-                        ran = pair.1.wait(ran).unwrap();
-                    }
-                },
-                || {
-                    *pair.0.lock().unwrap() = true;
-                    pair.1.notify_one();
-                },
-            );
+            let signal = Signal::new();
+            joiner.join(|| signal.wait(), || signal.raise());
         });
         handle.join().unwrap();
         std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
@@ -397,19 +403,13 @@ fn limited_join_then_block() {
         let (x, y) = (Arc::new(Slot::new()), Arc::new(Slot::new()));
         let (x2, y2) = (x.clone(), y.clone());
         let handle = pool.submit(move || {
-            let pair = (loom::sync::Mutex::new(false), loom::sync::Condvar::new());
+            let signal = Signal::new();
             joiner.join(
                 || {
                     joiner.join(|| x2.bump(), || y2.bump());
-                    let mut ran = pair.0.lock().unwrap();
-                    while !*ran {
-                        ran = pair.1.wait(ran).unwrap();
-                    }
+                    signal.wait();
                 },
-                || {
-                    *pair.0.lock().unwrap() = true;
-                    pair.1.notify_one();
-                },
+                || signal.raise(),
             );
         });
         handle.join().unwrap();

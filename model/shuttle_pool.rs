@@ -258,6 +258,29 @@ fn spawn_storm_inside() {
 }
 
 /// `fib(n)` by fork-join, counting every call in `calls`.
+/// A wait outside the pool: a flag under a shuttle `Mutex` and a
+/// `Condvar`, which the pool cannot see.
+struct Signal(shuttle::sync::Mutex<bool>, shuttle::sync::Condvar);
+
+impl Signal {
+    fn new() -> Self {
+        Signal(shuttle::sync::Mutex::new(false), shuttle::sync::Condvar::new())
+    }
+
+    /// Blocks until `raise` has run.
+    fn wait(&self) {
+        let mut raised = self.0.lock().unwrap();
+        while !*raised {
+            raised = self.1.wait(raised).unwrap();
+        }
+    }
+
+    fn raise(&self) {
+        *self.0.lock().unwrap() = true;
+        self.1.notify_one();
+    }
+}
+
 fn fib(pool: &ThreadPool, n: u64, calls: &AtomicUsize) -> u64 {
     calls.fetch_add(1, Ordering::SeqCst);
     if n < 2 {
@@ -321,18 +344,12 @@ fn join_then_block() {
                 let calls = Arc::new(AtomicUsize::new(0));
                 let task_calls = calls.clone();
                 let handle = pool.submit(move || {
-                    let pair = (shuttle::sync::Mutex::new(false), shuttle::sync::Condvar::new());
+                    let signal = Signal::new();
                     joiner.join(
-                        || {
-                            let mut ran = pair.0.lock().unwrap();
-                            while !*ran {
-                                ran = pair.1.wait(ran).unwrap();
-                            }
-                        },
+                        || signal.wait(),
                         || {
                             let value = fib(&joiner, 4, &task_calls);
-                            *pair.0.lock().unwrap() = true;
-                            pair.1.notify_one();
+                            signal.raise();
                             value
                         },
                     )
@@ -382,20 +399,16 @@ fn limited_joins_then_block() {
                 let calls = Arc::new(AtomicUsize::new(0));
                 let task_calls = calls.clone();
                 let handle = pool.submit(move || {
-                    let pair = (shuttle::sync::Mutex::new(false), shuttle::sync::Condvar::new());
+                    let signal = Signal::new();
                     joiner.join(
                         || {
                             let value = fib(&joiner, 4, &task_calls);
-                            let mut ran = pair.0.lock().unwrap();
-                            while !*ran {
-                                ran = pair.1.wait(ran).unwrap();
-                            }
+                            signal.wait();
                             value
                         },
                         || {
                             let value = fib(&joiner, 4, &task_calls);
-                            *pair.0.lock().unwrap() = true;
-                            pair.1.notify_one();
+                            signal.raise();
                             value
                         },
                     )

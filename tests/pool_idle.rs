@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use stealpool::ThreadPool;
 
 mod common;
-use common::{scaled, wait_for, DEADLINE};
+use common::{fib, scaled, wait_for, DEADLINE};
 
 /// Serializes this file's tests: the CPU measurement is process-wide.
 fn serial() -> MutexGuard<'static, ()> {
@@ -52,13 +52,6 @@ fn process_cpu_time() -> Duration {
     time(usage.ru_utime) + time(usage.ru_stime)
 }
 
-fn fib(pool: &ThreadPool, n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = pool.join(|| fib(pool, n - 1), || fib(pool, n - 2));
-    a + b
-}
 
 /// Some of every kind of work, so that every worker has been busy, has
 /// searched, and has gone back to sleep afterwards.

@@ -10,20 +10,15 @@ use std::sync::mpsc;
 use std::time::Duration;
 use stealpool::ThreadPool;
 
+mod common;
+use common::fib;
+
 fn limited(threads: usize, limit: usize) -> ThreadPool {
     ThreadPool::builder()
         .num_threads(threads)
         .max_pending_joins(limit)
         .build()
         .unwrap()
-}
-
-fn fib(pool: &ThreadPool, n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = pool.join(|| fib(pool, n - 1), || fib(pool, n - 2));
-    a + b
 }
 
 #[test]

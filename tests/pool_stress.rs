@@ -15,7 +15,7 @@ use stealpool::deque::{Steal, Worker};
 use stealpool::ThreadPool;
 
 mod common;
-use common::{block_on, quiet_expected_panics, scaled, EXPECTED};
+use common::{block_on, fib, quiet_expected_panics, scaled, EXPECTED};
 
 /// A xorshift64* generator: cheap, deterministic for a given seed.
 #[derive(Clone)]
@@ -170,14 +170,6 @@ fn fib_sequential(n: u64) -> u64 {
     }
 }
 
-/// No cutoff: every call below the top is a `join`.
-fn fib(pool: &ThreadPool, n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = pool.join(|| fib(pool, n - 1), || fib(pool, n - 2));
-    a + b
-}
 
 #[test]
 fn fork_join_fib_matches_the_sequential_result() {

@@ -109,3 +109,12 @@ impl Rng {
         self.next() % n == 0
     }
 }
+
+/// fib(`n`) with a `join` at every call and no cutoff.
+pub fn fib(pool: &stealpool::ThreadPool, n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = pool.join(|| fib(pool, n - 1), || fib(pool, n - 2));
+    a + b
+}
