@@ -52,7 +52,6 @@ fn process_cpu_time() -> Duration {
     time(usage.ru_utime) + time(usage.ru_stime)
 }
 
-
 /// Some of every kind of work, so that every worker has been busy, has
 /// searched, and has gone back to sleep afterwards.
 fn burst(pool: &ThreadPool) {

@@ -170,7 +170,6 @@ fn fib_sequential(n: u64) -> u64 {
     }
 }
 
-
 #[test]
 fn fork_join_fib_matches_the_sequential_result() {
     let n = scaled(22, 7) as u64;

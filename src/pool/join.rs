@@ -7,6 +7,9 @@
 //! or taken (F2), in which case the worker looks for it there or runs other
 //! jobs until its thief sets the latch. The frame is left only after that, so
 //! a stolen job never outlives what it borrows (J1 in `proofs/join.md`).
+//!
+//! On a pool with `Builder::max_pending_joins`, a `join` past the limit,
+//! with every worker busy, runs both closures inline instead (F6).
 
 use super::job::{drop_quietly, DropQuietly, JobRef};
 use super::join_job::JoinJob;
@@ -71,16 +74,17 @@ where
         Err(payload) => a_panicked(worker, job_b, payload),
     };
 
+    // If `b` panics (here or on its thief), `a`'s value is dropped quietly:
+    // dropped by the unwinding itself, a panicking `Drop` would abort. For
+    // a value with no drop glue the guard is no code at all.
+    let result_a = DropQuietly::new(result_a);
+
     // Take `b` back: the common case, inline, without reading its slot
     // (F1). If it is not the newest pending half, it is no longer pending
     // (F2): promoted, taken, or run while this thread helped during `a`.
     // The rest is on a cold path.
     // SAFETY: `index` is where `b` went; nothing pops it while `a` runs
     // (F2), and a panicking `a` never gets here.
-    // If `b` panics (here or on its thief), `a`'s value is dropped quietly:
-    // dropped by the unwinding itself, a panicking `Drop` would abort. For
-    // a value with no drop glue the guard is no code at all.
-    let result_a = DropQuietly::new(result_a);
     let result_b = match unsafe { worker.take_back_join(index) } {
         // SAFETY: taken back; the job is never dropped nor read again.
         Ok(()) => (unsafe { job_b.take_func() })(),
