@@ -304,9 +304,9 @@ impl WorkerThread {
     }
 
     /// Whether a `join` may run its two closures inline, publishing nothing
-    /// (F6): this worker has as many halves pending as the pool's limit,
-    /// and nobody sleeps or asks for work. Only `join`s on pools with a
-    /// limit ask (`ThreadPool::join`).
+    /// (F6): this worker has at least as many halves pending as the pool's
+    /// limit, and nobody sleeps or asks for work. Only `join`s on pools
+    /// with a limit ask (`ThreadPool::join`).
     #[inline(always)]
     pub(crate) fn runs_join_inline(&self) -> bool {
         if cfg!(stealpool_bug = "pending_limit_ignored") {
@@ -317,7 +317,6 @@ impl WorkerThread {
         // F6: `len` is two relaxed loads (D12); a stale `top` only
         // overstates the count. The attention word is S7's relaxed load:
         // zero when nobody sleeps, nobody asks (F3) and light barriers pair.
-        // Without a limit, `max_pending_joins` is `usize::MAX`: never.
         self.joins.len() >= self.max_pending_joins && self.attention().load(RELAXED) == 0
     }
 
