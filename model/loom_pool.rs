@@ -611,3 +611,80 @@ fn then_vs_shutdown() {
         assert_eq!(next.join().unwrap(), 6);
     });
 }
+
+// Bound: 1. Floor: see below (executions observed at bound 1).
+//
+// H4: task A submits S and joins S's handle; task B, submitted after A,
+// joins A's handle; two workers and no spare (pools under loom have none
+// unless asked). A's worker runs S in place if nobody has started it (H3),
+// or parks; B's worker parks on A. Under the rule H4 replaced (`--cfg
+// stealpool_bug="wait_runs_any"`: a waiting worker runs any job), A's
+// worker may take B on top of A's wait, and B then waits for A beneath it
+// forever: the model fails (a spin loom stops at its branch limit).
+#[test]
+fn dependent_handles_on_two_workers() {
+    explore("dependent_handles_on_two_workers", 1, DEPENDENT_FLOOR, || {
+        let pool = std::sync::Arc::new(ThreadPool::new(2));
+        let inner = pool.clone();
+        let a = pool.submit(move || inner.submit(|| 1).join().unwrap() + 1);
+        let b = pool.submit(move || a.join().unwrap() + 1);
+        assert_eq!(b.join().unwrap(), 3);
+        std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
+    });
+}
+const DEPENDENT_FLOOR: usize = 1;
+
+// Bound: 2. Floor: see below.
+//
+// H3: a task submitted from a worker and joined there at once, with a
+// second worker that may take it from the injector first: the claim
+// decides who runs it, exactly once, and the loser only drops the queue's
+// reference. `--cfg stealpool_bug="claim_ignored"` lets the queue's entry
+// run a task its joiner ran in place: "a submitted task ran twice".
+#[test]
+fn handle_joined_in_place_vs_thief() {
+    explore("handle_joined_in_place_vs_thief", 2, IN_PLACE_FLOOR, || {
+        let pool = ThreadPool::new(2);
+        let slot = Arc::new(Slot::new());
+        let task_slot = slot.clone();
+        let value = pool.install(|| {
+            pool.submit(move || {
+                task_slot.bump();
+                5
+            })
+            .join()
+            .unwrap()
+        });
+        assert_eq!(value, 5);
+        drop(pool);
+        assert_eq!(slot.get(), 1, "the task ran twice or never");
+    });
+}
+const IN_PLACE_FLOOR: usize = 1;
+
+// Bound: 2. Floor: see below.
+//
+// K4: a `zip` of two tasks of two one-worker pools, joined by a task of the
+// first pool, on its only worker: if both inputs are there, the joiner
+// claims the continuation and runs it in place, reading the cell the other
+// pool's worker wrote, ordered only by the arrivals count (K2's release,
+// `READY_LOAD`'s acquire); if not, it parks (no spare) and the last
+// arrival wakes it to run the job itself (`mark_ready`), since nobody else
+// is left to take it from the queue. `--cfg stealpool_weaken="ready_load"`
+// makes the read of the cell a causality violation.
+#[test]
+fn continuation_joined_in_place() {
+    explore("continuation_joined_in_place", 2, CONTINUATION_FLOOR, || {
+        let here = ThreadPool::new(1);
+        let there = ThreadPool::new(1);
+        let both = here.submit(|| 10).zip(there.submit(|| 20));
+        let sum = here.submit(move || {
+            let (a, b) = both.join().unwrap();
+            a + b
+        });
+        assert_eq!(sum.join().unwrap(), 30);
+        drop(there);
+        drop(here);
+    });
+}
+const CONTINUATION_FLOOR: usize = 1;

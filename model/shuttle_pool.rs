@@ -1117,3 +1117,110 @@ fn continuation_graphs() {
         ledger.assert_no_leak();
     });
 }
+
+/// Builds `nodes` tasks over pools `pools`, each consuming up to two
+/// handles of earlier nodes that nothing consumed yet: a submitted task of
+/// either pool that joins them (inside the task), possibly inside a
+/// `scope` or a `join`; a `then` or `zip` on them; or a `when_all` of
+/// them. Returns the handles nothing consumed. Each node records its run
+/// and checks that what it consumed ran first; its value counts the nodes
+/// it depends on, itself included.
+fn build_handle_graph(
+    pools: &[Arc<ThreadPool>; 2],
+    ledger: &Arc<Ledger>,
+    nodes: usize,
+) -> Vec<stealpool::JoinHandle<usize>> {
+    use shuttle::rand::{thread_rng, Rng};
+    let mut open: Vec<stealpool::JoinHandle<usize>> = Vec::new();
+    for id in 0..nodes {
+        let rng = &mut thread_rng();
+        let take = rng.gen_range(0..=2.min(open.len()));
+        let inputs: Vec<_> = (0..take)
+            .map(|_| open.swap_remove(rng.gen_range(0..open.len())))
+            .collect();
+        let pool = pools[rng.gen_range(0..2)].clone();
+        let (ledger, token) = (ledger.clone(), ledger.token());
+        let handle = match (rng.gen_range(0..5), inputs.len()) {
+            // A task that joins its inputs' handles itself.
+            (0 | 1, _) => {
+                let inner = pool.clone();
+                let nested = rng.gen_range(0..3);
+                pool.submit(move || {
+                    let _token = token;
+                    let join_all = move |inputs: Vec<stealpool::JoinHandle<usize>>| {
+                        inputs.into_iter().map(|h| h.join().unwrap()).sum::<usize>()
+                    };
+                    let count = match nested {
+                        // Inside a scope task of its own pool.
+                        0 => {
+                            let mut count = 0;
+                            inner.scope(|s| s.spawn(|_| count = join_all(inputs)));
+                            count
+                        }
+                        // As the first half of a `join`.
+                        1 => inner.join(|| join_all(inputs), || 0).0,
+                        _ => join_all(inputs),
+                    };
+                    ledger.run(id);
+                    count + 1
+                })
+            }
+            (2, 1) => inputs.into_iter().next().unwrap().then(move |count| {
+                let _token = token;
+                ledger.run(id);
+                count + 1
+            }),
+            (3, 2) => {
+                let mut inputs = inputs.into_iter();
+                let (a, b) = (inputs.next().unwrap(), inputs.next().unwrap());
+                a.zip(b).then(move |(a, b)| {
+                    let _token = token;
+                    ledger.run(id);
+                    a + b + 1
+                })
+            }
+            _ => pool.when_all(inputs).then(move |counts| {
+                let _token = token;
+                ledger.run(id);
+                counts.iter().sum::<usize>() + 1
+            }),
+        };
+        open.push(handle);
+    }
+    open
+}
+
+// 3000 random + 3000 PCT (depth 3) iterations, floor 1500 each.
+//
+// H4: random graphs of submit, join, then, zip, when_all and scope over two
+// pools (two workers and one, with spares to stand in), where tasks join
+// the handles of earlier tasks of either pool inside themselves, inside a
+// scope task or as the first half of a `join`: no cycle, so every graph
+// must complete, whatever the schedule. Every node runs once; the counts
+// of the unconsumed handles add up to every node; nothing leaks. A worker
+// that ran unrelated tasks on top of its waits (`--cfg
+// stealpool_bug="wait_runs_any"`) could wait beneath one of them forever.
+#[test]
+fn handle_graphs_across_two_pools() {
+    check("handle_graphs_across_two_pools", 3000, 3, || {
+        let build = |workers| {
+            Arc::new(
+                ThreadPool::builder()
+                    .num_threads(workers)
+                    .max_blocking_threads(4)
+                    .build()
+                    .unwrap(),
+            )
+        };
+        let pools = [build(2), build(1)];
+        const NODES: usize = 8;
+        let ledger = Ledger::new(NODES);
+        let open = build_handle_graph(&pools, &ledger, NODES);
+        let total: usize = open.into_iter().map(|h| h.join().unwrap()).sum();
+        assert_eq!(total, NODES, "the roots' values do not count every node");
+        let [first, second] = pools;
+        drop(unshare(first));
+        drop(unshare(second));
+        ledger.assert_complete();
+    });
+}

@@ -2,7 +2,7 @@
 # The whole verification gauntlet in one command, with a summary table.
 #
 #   model/verify.sh            everything, with the bounds CI uses
-#   model/verify.sh STEP...    only these steps (fmt clippy test stack loom
+#   model/verify.sh STEP...    only these steps (fmt clippy test pinned stack loom
 #                              shuttle lin fuzz miri tsan mutants_smoke mutants)
 #
 # Each step runs under `timeout`, logs to target/verify/STEP.log, and adds a
@@ -207,6 +207,13 @@ step_tsan() {
         cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu --no-fail-fast "${tests[@]}"
 }
 
+step_pinned() {
+    # rayon-core's `panic_b_still_executes` on a pool of one worker per
+    # CPU, with the process pinned to one CPU: nobody can steal `b`.
+    run pinned 600 "join runs b when a panics, 1 CPU" "taskset -c 0" -- \
+        taskset -c 0 cargo test --test pool_waits rayon_core_panic_b_still_executes
+}
+
 step_stack() {
     # join recursion 10 000 deep on 2 workers with the default worker stack,
     # and no more stack per level than rayon (examples/join_stack.rs).
@@ -229,7 +236,7 @@ step_mutants_smoke() {
 }
 
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy test stack loom shuttle lin fuzz miri tsan mutants_smoke)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy test pinned stack loom shuttle lin fuzz miri tsan mutants_smoke)
 
 printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
 printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"

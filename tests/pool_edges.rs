@@ -226,10 +226,10 @@ fn join_drops_a_second_payload_that_panics_on_drop() {
     }
 }
 
-/// `a` panics and `b` was never stolen (one worker): `b`'s closure is
-/// dropped unrun, and its captures' `Drop` may panic without aborting.
+/// `a` panics and `b` was never stolen (one worker): `b` still runs (J5),
+/// and its captures' `Drop`, which panics when `b` ends, does not abort.
 #[test]
-fn join_drops_an_unrun_half_whose_capture_panics_on_drop() {
+fn join_runs_b_whose_capture_panics_on_drop_after_a_panicked() {
     quiet_expected_panics();
     let pool = ThreadPool::new(1);
     let drops = Arc::new(AtomicUsize::new(0));

@@ -485,7 +485,7 @@ fn soak_op(soak: &Arc<Soak>, rng: &mut Rng, depth: u32, outside: bool) {
             assert_eq!((a, b), (va, vb));
         }
         Op::JoinPanic => {
-            // `b` may be dropped unrun when `a` panics, so it carries no work.
+            // `b` runs even though `a` panics (J5); it carries no work.
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
                 pool.join(|| -> u64 { panic!("{EXPECTED} in a join") }, || 1)
             }));

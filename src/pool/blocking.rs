@@ -121,8 +121,9 @@ impl Spares {
     /// W1: the current thread, a thread of `registry`'s pool, is about to
     /// block. If fewer spares hold a slot than threads block, a free slot
     /// goes to a parked spare or a new one; with none free, the call just
-    /// blocks (counted).
-    fn enter(&self, registry: &Arc<Registry>) {
+    /// blocks (counted). Returns whether the pool keeps its strength: a
+    /// spare stands in, or enough did already.
+    fn enter(&self, registry: &Arc<Registry>) -> bool {
         let mut state = self.lock();
         // Even after the shutdown began: the drain runs every queued task,
         // and those may block too (W1). `--cfg
@@ -134,10 +135,10 @@ impl Spares {
             self.slots
         };
         match registry.sleep.block(slots) {
-            Compensation::Enough => return,
+            Compensation::Enough => return true,
             Compensation::NoSlot => {
                 state.counts.uncompensated += 1;
-                return;
+                return false;
             }
             Compensation::Spare => {}
         }
@@ -147,12 +148,12 @@ impl Spares {
         // takes up the slot again instead (`spare_thread`).
         let Some(slot) = state.take_lowest_free() else {
             state.reclaims += 1;
-            return;
+            return true;
         };
         if state.parked > state.handed.len() {
             state.handed.push(slot);
             self.parked.notify_one();
-            return;
+            return true;
         }
         let index = slot.index;
         let spare_registry = Arc::clone(registry);
@@ -164,7 +165,10 @@ impl Spares {
         // closure unrun, and the slot comes back through `slot_back`.
         let (sender, slot_back) = SlotReturn::new(slot);
         match builder.spawn(move || spare_thread(spare_registry, sender.take())) {
-            Ok(handle) => state.threads.push(handle),
+            Ok(handle) => {
+                state.threads.push(handle);
+                true
+            }
             Err(_) => {
                 // Plain blocking, as with no free slot: not a panic.
                 registry.sleep.spare_failed(|| registry.is_terminating());
@@ -173,6 +177,7 @@ impl Spares {
                 if let Some(slot) = slot_back.take_back() {
                     state.free.push(slot);
                 }
+                false
             }
         }
     }
@@ -335,12 +340,8 @@ fn wait<'a>(parked: &Condvar, state: MutexGuard<'a, State>) -> (MutexGuard<'a, S
 /// calls `f`. `join`, `scope` and handles work inside `f` as anywhere on
 /// a worker.
 ///
-/// What a spare cannot help with: a task that waits (in `join`, `scope`,
-/// `JoinHandle::join`) runs other tasks on its own stack meanwhile, and a
-/// task that blocks there waiting for the one below it, which cannot go on
-/// until the blocked one returns, waits forever, spare or not. Block on
-/// work of the pool with `JoinHandle::join` or `then`, which never block a
-/// worker, and keep `block_in_place` for waits outside the pool.
+/// The pool's own waits on a worker (`JoinHandle::join` of a task
+/// running elsewhere, and waits on another pool) use the same stand-ins.
 ///
 /// ```
 /// use std::sync::mpsc;
@@ -362,20 +363,45 @@ pub fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
     let Some(worker) = (unsafe { WorkerThread::current().as_ref() }) else {
         return f();
     };
-    if worker.start_blocking() {
-        return f();
-    }
-    let registry = worker.registry_arc();
-    registry.spares.enter(registry);
-    /// Leaves on every way out of `f`, a panic included.
-    struct Leave<'a>(&'a WorkerThread);
-    impl Drop for Leave<'_> {
-        fn drop(&mut self) {
-            let registry = self.0.registry();
-            registry.sleep.unblock(|| registry.is_terminating());
-            self.0.stop_blocking();
+    // Without a stand-in (every spare slot taken), `f` just blocks.
+    let _blocked = Blocked::enter(worker);
+    f()
+}
+
+/// A worker of a pool counted blocked (W1) until this is dropped, on every
+/// way out, a panic included; a spare stands in for it if one can.
+pub(crate) struct Blocked<'a> {
+    /// `None` inside a `block_in_place` already: the outer one counts.
+    worker: Option<&'a WorkerThread>,
+    /// Whether the pool keeps its strength (a spare stands in for this
+    /// thread, or enough do already, or the outer call's).
+    pub(crate) stood_in: bool,
+}
+
+impl<'a> Blocked<'a> {
+    /// W1: `worker`'s thread is about to block.
+    pub(crate) fn enter(worker: &'a WorkerThread) -> Blocked<'a> {
+        if worker.start_blocking() {
+            return Blocked {
+                worker: None,
+                stood_in: true,
+            };
+        }
+        let registry = worker.registry_arc();
+        let stood_in = registry.spares.enter(registry);
+        Blocked {
+            worker: Some(worker),
+            stood_in,
         }
     }
-    let _leave = Leave(worker);
-    f()
+}
+
+impl Drop for Blocked<'_> {
+    fn drop(&mut self) {
+        if let Some(worker) = self.worker {
+            let registry = worker.registry();
+            registry.sleep.unblock(|| registry.is_terminating());
+            worker.stop_blocking();
+        }
+    }
 }

@@ -210,10 +210,13 @@ impl Builder {
     /// with `max_pending_joins(3)` (`benches/README.md`).
     ///
     /// The price is a guarantee: a `join` that ran inline had no half for
-    /// others to take, so its first closure must not wait, outside the
-    /// pool (a lock, a channel, a condition variable), for something its
-    /// second closure does, which would deadlock as it does in sequential
-    /// code. The halves that are published keep every guarantee of an
+    /// others to take, so its first closure must not depend on its second,
+    /// through any chain: not wait for it outside the pool (a lock, a
+    /// channel, a condition variable), nor join the handle of a task that
+    /// waits, directly or not, for something the second closure does. Such
+    /// a program deadlocks as it would in sequential code. Every program
+    /// that keeps this contract finishes, as on an unlimited pool: `a` may
+    /// join handles, `scope` and `join` freely (`tests/pool_waits.rs`). The halves that are published keep every guarantee of an
     /// unlimited pool, the first `n` pending among them (a task that forks
     /// once and then blocks, with `n >= 1`, is not stranded). The limit
     /// takes effect only where the pool's light barriers pair with heavy

@@ -12,13 +12,16 @@
 //! any length is a sequence of jobs, none of which is pushed before its
 //! input is there. The proof is in `proofs/continuation.md`.
 
+use super::claim::{Claim, DETACHED};
 use super::handle::{run_submitted_value, JoinHandle, Packet};
 use super::job::{drop_payload, drop_quietly, JobHeader, JobRef};
-use super::ordering::ARRIVE;
+use super::ordering::{ARRIVE, READY_LOAD};
 use super::registry::Registry;
 use super::worker::WorkerThread;
-use crate::sync::{Arc, AtomicUsize, UnsafeCell};
+use crate::sync::{thread_local, Arc, AtomicUsize, UnsafeCell};
 use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 use std::thread;
@@ -126,6 +129,10 @@ struct PendingJob<I, F, U> {
     registry: Arc<Registry>,
     /// Inputs not arrived yet (K2).
     missing: AtomicUsize,
+    /// Who runs it, once every input is there: the worker that takes it
+    /// from its queue, the thread that joins its handle first, or the last
+    /// arrival when the pool's workers have left (H3, K4).
+    claim: Claim,
     inputs: I,
     func: UnsafeCell<Option<F>>,
     packet: Packet<U>,
@@ -150,9 +157,10 @@ where
             header: JobHeader::new(Self::execute),
             registry: registry.clone(),
             missing: AtomicUsize::new(missing),
+            claim: Claim::new(),
             inputs,
             func: UnsafeCell::new(Some(func)),
-            packet: Packet::new(),
+            packet: Packet::new(false),
         });
         let reference = Arc::into_raw(job.clone());
         let handle = JoinHandle {
@@ -160,6 +168,9 @@ where
             // SAFETY: the handle's reference keeps the job, and its packet.
             packet: NonNull::from(unsafe { &(*reference).packet }),
             release: Self::release,
+            // SAFETY: as above.
+            claim: NonNull::from(unsafe { &(*reference).claim }),
+            run_here: Self::run_here,
             registry,
         };
         (job, handle)
@@ -188,9 +199,12 @@ where
         }
     }
 
-    /// Makes the job runnable on its pool, or runs it here if every worker
-    /// of the pool has left (K3).
+    /// Makes the job runnable on its pool, or runs it on this thread if
+    /// every worker of the pool has left (K3), after the jobs this thread
+    /// is running so already (K4).
     fn schedule(job: Arc<Self>) {
+        // K4: a worker waiting for the handle may run it in place now.
+        job.packet.mark_ready();
         let registry = job.registry.clone();
         // The queue's reference: the last arrival's.
         let queued = Arc::into_raw(job);
@@ -200,9 +214,27 @@ where
         if schedule_on(&registry, job_ref).is_err() {
             // SAFETY: the reference was not queued; take it back.
             let job = unsafe { Arc::from_raw(queued) };
-            // Nobody records the panic: the pool has no worker left.
-            job.run(|| {});
+            // H3: a thread joining the handle may have run it already.
+            if job.claim.take(DETACHED) {
+                // Nobody records the panic: the pool has no worker left.
+                run_detached(Box::new(move || job.run(|| {})));
+            }
         }
+    }
+
+    /// H4: runs the job on `worker`, the thread joining its handle, if
+    /// every input is there and nobody has claimed it (H3). The handle's
+    /// reference keeps the job.
+    unsafe fn run_here(job: *const (), worker: &WorkerThread) -> bool {
+        // SAFETY: the handle's reference keeps the job alive.
+        let job = unsafe { &*job.cast::<Self>() };
+        // K4: acquire, pairing with every arrival's release (K2): the
+        // inputs are there to be read once the count shows none missing.
+        if job.missing.load(READY_LOAD) != 0 || !job.claim.take(worker.runner_id()) {
+            return false;
+        }
+        worker.run_task(|| job.run(|| worker.record_panic()));
+        true
     }
 
     /// Runs the function on the inputs and completes the packet; calls
@@ -230,6 +262,11 @@ where
         let job = unsafe { Arc::from_raw(header.as_ptr().cast_const().cast::<Self>()) };
         // SAFETY: jobs run on workers.
         let worker = unsafe { &*WorkerThread::current() };
+        // H3: the thread that joined the handle ran it already; only the
+        // queue's reference is left.
+        if !job.claim.take(worker.runner_id()) {
+            return;
+        }
         worker.run_task(move || {
             job.run(|| worker.record_panic());
             drop(job);
@@ -239,6 +276,57 @@ where
     unsafe fn release(job: *const ()) {
         // SAFETY: a reference made by `new` or `continuation`, dropped once.
         drop(unsafe { Arc::from_raw(job.cast::<Self>()) });
+    }
+}
+
+thread_local! {
+    /// K4: the continuations this thread runs because their pool's workers
+    /// have left, in the order their last inputs arrived.
+    static DETACHED_JOBS: DetachedJobs = DetachedJobs {
+        running: Cell::new(false),
+        queued: RefCell::new(VecDeque::new()),
+    };
+}
+
+/// See `DETACHED_JOBS`.
+struct DetachedJobs {
+    /// A `run_detached` is draining the queue on this thread.
+    running: Cell<bool>,
+    queued: RefCell<VecDeque<Box<dyn FnOnce()>>>,
+}
+
+/// K4: runs `job` on this thread, now if no continuation runs here in
+/// place already, otherwise after it returns, in a loop: a chain of any
+/// length whose pool is gone runs one link after another, never one
+/// inside another.
+fn run_detached(job: Box<dyn FnOnce()>) {
+    let first = DETACHED_JOBS.with(|jobs| {
+        if jobs.running.replace(true) {
+            jobs.queued.borrow_mut().push_back(job);
+            None
+        } else {
+            Some(job)
+        }
+    });
+    let Some(mut job) = first else {
+        return;
+    };
+    /// Lets the next call on this thread run in place again, however
+    /// this one ends.
+    struct Done;
+    impl Drop for Done {
+        fn drop(&mut self) {
+            DETACHED_JOBS.with(|jobs| jobs.running.set(false));
+        }
+    }
+    let _done = Done;
+    loop {
+        // Each catches its function's panic for its handle (`run`).
+        job();
+        match DETACHED_JOBS.with(|jobs| jobs.queued.borrow_mut().pop_front()) {
+            Some(next) => job = next,
+            None => break,
+        }
     }
 }
 

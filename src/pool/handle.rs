@@ -1,9 +1,11 @@
 //! `submit`'s handle: blocking `join`, `Future`, and the continuations of
 //! `continuation.rs`.
 
+use super::blocking::block_in_place;
+use super::claim::Claim;
 use super::continuation::Continuation;
 use super::job::{drop_payload, JobHeader, JobRef};
-use super::latch::{Latch, LockLatch, WorkerLatch};
+use super::latch::{Latch, LockLatch};
 use super::priority::Priority;
 use super::registry::Registry;
 use super::worker::WorkerThread;
@@ -18,9 +20,8 @@ use std::thread;
 /// Who waits for a task's result.
 enum Waiter<R> {
     None,
-    /// A pool worker, running other jobs meanwhile.
-    Worker(*const WorkerLatch<'static>),
-    /// A thread outside the pool, blocked.
+    /// A blocked thread: outside every pool, or a worker with a spare
+    /// standing in for it (H4).
     Thread(*const LockLatch),
     /// An async task.
     Task(Waker),
@@ -41,6 +42,12 @@ enum Slot<R> {
 struct State<R> {
     result: Slot<R>,
     waiter: Waiter<R>,
+    /// The task can run: every input of a continuation has arrived (K4).
+    /// Always true of a submitted task.
+    ready: bool,
+    /// The `Thread` waiter is a worker that would run the task in place
+    /// once it is ready: `mark_ready` wakes it then (H4).
+    wake_on_ready: bool,
 }
 
 impl<R> State<R> {
@@ -90,12 +97,33 @@ impl<R> Drop for Packet<R> {
 }
 
 impl<R> Packet<R> {
-    pub(crate) fn new() -> Self {
+    /// The packet of a task that can run at once (`ready`) or of a
+    /// continuation, which can once its inputs are there (`mark_ready`).
+    pub(crate) fn new(ready: bool) -> Self {
         Packet {
             state: Mutex::new(State {
                 result: Slot::Pending,
                 waiter: Waiter::None,
+                ready,
+                wake_on_ready: false,
             }),
+        }
+    }
+
+    /// H4, K4: the continuation can run now (its last input arrived). A
+    /// worker of its pool waiting for its handle is woken to run it in
+    /// place, so that it does not wait for a thread to take it from the
+    /// queue (with no spare to stand in, there may be none).
+    pub(crate) fn mark_ready(&self) {
+        let mut state = self.lock();
+        state.ready = true;
+        if !state.wake_on_ready {
+            return;
+        }
+        if let Waiter::Thread(latch) = std::mem::replace(&mut state.waiter, Waiter::None) {
+            // SAFETY: as in `complete`: the waiter takes this mutex before
+            // its latch may go (H1).
+            unsafe { Latch::set(latch) };
         }
     }
 
@@ -123,8 +151,6 @@ impl<R> Packet<R> {
             Waiter::None | Waiter::Then(_) => {}
             // SAFETY: the waiter is blocked until this latch is set and must
             // take this mutex to unregister, so the latch is live (H1).
-            Waiter::Worker(latch) => unsafe { Latch::set(latch) },
-            // SAFETY: as above.
             Waiter::Thread(latch) => unsafe { Latch::set(latch) },
             Waiter::Task(waker) => {
                 drop(state);
@@ -153,6 +179,11 @@ pub struct JoinHandle<R> {
     pub(super) packet: NonNull<Packet<R>>,
     /// Drops that reference (it knows the closure's type; the handle not).
     pub(super) release: unsafe fn(*const ()),
+    /// The task's claim word (H3), inside the job.
+    pub(super) claim: NonNull<Claim>,
+    /// Claims the task for the current worker and runs it there, if it is
+    /// ready to run and nobody has claimed it: `true` if it ran (H4).
+    pub(super) run_here: unsafe fn(*const (), &WorkerThread) -> bool,
     /// The pool the task runs on, where continuations of it run too.
     pub(super) registry: Arc<Registry>,
 }
@@ -170,6 +201,9 @@ unsafe impl<R: Send> Sync for JoinHandle<R> {}
 #[repr(C)]
 struct SubmitJob<F, R> {
     header: JobHeader,
+    /// Who runs it: the worker that takes it from its queue, or the one
+    /// that joins its handle first (H3).
+    claim: Claim,
     func: UnsafeCell<Option<F>>,
     packet: Packet<R>,
 }
@@ -178,11 +212,18 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
     unsafe fn execute(header: NonNull<JobHeader>) {
         // SAFETY: the queue's reference, made by `submit`, used once.
         let job = unsafe { Arc::from_raw(header.as_ptr().cast_const().cast::<Self>()) };
-        // SAFETY: the job runs once, so nothing else touches `func`.
-        let func = job.func.with_mut(|func| unsafe { (*func).take() });
-        let func = func.expect("a submitted task ran twice");
         // SAFETY: tasks run on workers.
         let worker = unsafe { &*WorkerThread::current() };
+        // H3: the thread that joined the handle ran it already; the queue's
+        // reference is all that is left (nothing of the user's: the closure
+        // ran, the joiner took the result). `--cfg
+        // stealpool_bug="claim_ignored"` runs it again.
+        if !job.claim.take(worker.runner_id()) && !cfg!(stealpool_bug = "claim_ignored") {
+            return;
+        }
+        // SAFETY: the claim is ours, so nothing else touches `func`.
+        let func = job.func.with_mut(|func| unsafe { (*func).take() });
+        let func = func.expect("a submitted task ran twice");
         // The queue's reference is dropped inside the task: if the handle is
         // gone, that drops the result, whose `Drop` may panic; the task's
         // panic handling takes it then (J1).
@@ -196,6 +237,21 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
         // SAFETY: the handle's reference, made by `submit`, dropped once.
         drop(unsafe { Arc::from_raw(job.cast::<Self>()) });
     }
+
+    /// H4: runs the task on `worker`, the thread joining its handle, if
+    /// nobody has claimed it yet (H3). The handle's reference keeps the job.
+    unsafe fn run_here(job: *const (), worker: &WorkerThread) -> bool {
+        // SAFETY: the handle's reference keeps the job alive.
+        let job = unsafe { &*job.cast::<Self>() };
+        if !job.claim.take(worker.runner_id()) {
+            return false;
+        }
+        // SAFETY: the claim is ours, so nothing else touches `func`.
+        let func = job.func.with_mut(|func| unsafe { (*func).take() });
+        let func = func.expect("a submitted task ran twice");
+        worker.run_task(|| run_submitted(&job.packet, func));
+        true
+    }
 }
 
 /// Queues `f` as a task and returns the handle to its result.
@@ -206,14 +262,15 @@ where
 {
     let job = Arc::new(SubmitJob {
         header: JobHeader::new(SubmitJob::<F, R>::execute),
+        claim: Claim::new(),
         func: UnsafeCell::new(Some(f)),
-        packet: Packet::new(),
+        packet: Packet::new(true),
     });
     let queued = Arc::into_raw(job.clone());
     registry.count_task();
     // SAFETY: the header is the first field of a `#[repr(C)]` job whose
     // `execute` takes back this `Arc` reference.
-    registry.push_task(priority, unsafe {
+    registry.push_submitted(priority, unsafe {
         JobRef::new(NonNull::new_unchecked(queued.cast_mut().cast()))
     });
     let job = Arc::into_raw(job);
@@ -222,6 +279,9 @@ where
         // SAFETY: `job` is live as long as the handle holds its reference.
         packet: NonNull::from(unsafe { &(*job).packet }),
         release: SubmitJob::<F, R>::release,
+        // SAFETY: as above.
+        claim: NonNull::from(unsafe { &(*job).claim }),
+        run_here: SubmitJob::<F, R>::run_here,
         registry: registry.clone(),
     }
 }
@@ -275,19 +335,24 @@ impl<R: Send> JoinHandle<R> {
     /// Waits for the task and returns its value, or `Err` with the panic
     /// payload if it panicked.
     ///
-    /// On a worker thread of any pool this runs that pool's other jobs while
-    /// it waits, so a task may submit subtasks and join them even on a
-    /// one-thread pool, and a task of one pool may join a handle of another
-    /// without taking a worker away from its own pool. The jobs it runs
-    /// meanwhile sit on top of this wait: one that joins the handle of the
-    /// task waiting here never finishes (see "Waiting on a worker" on
-    /// [`ThreadPool`](crate::ThreadPool); [`then`](Self::then) has no such
-    /// limit).
+    /// On a worker of the task's own pool, a task nobody has started yet
+    /// runs right here, in place, as a call would; one that runs elsewhere
+    /// is waited for with a spare thread standing in for this worker (as
+    /// [`block_in_place`](crate::block_in_place) does), so the pool keeps
+    /// its strength. A waiting worker never runs unrelated tasks on top of
+    /// the wait, so tasks may join each other's handles in any order that
+    /// is not a cycle, on any number of workers: waits nest no deeper than
+    /// the program's own. See "Waiting on a worker" on
+    /// [`ThreadPool`](crate::ThreadPool), and the limit past
+    /// [`Builder::max_blocking_threads`](crate::Builder::max_blocking_threads).
     ///
     /// # Panics
     ///
     /// If the handle was already polled (as a [`Future`]) to completion: its
-    /// result was handed out then.
+    /// result was handed out then. If the task is running beneath this call
+    /// on the same thread (it waits, directly or not, for the code that
+    /// joins it: a cycle), with a message that says so, rather than
+    /// waiting forever.
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::new(1);
@@ -304,22 +369,80 @@ impl<R: Send> JoinHandle<R> {
             return result;
         }
         // SAFETY: the thread-local pointer is null or this thread's worker.
-        match unsafe { WorkerThread::current().as_ref() } {
-            // A worker of this pool or of another: it keeps running its own
-            // pool's jobs, and sleeps in its own pool's protocol (H2).
-            Some(worker) => {
-                let latch = WorkerLatch::new(worker.registry(), worker.index());
-                if self.register(Waiter::Worker((&raw const latch).cast::<WorkerLatch<'static>>())) {
-                    worker.wait_until(&latch.core);
+        let worker = unsafe { WorkerThread::current().as_ref() };
+        #[cfg(stealpool_bug = "wait_runs_any")]
+        if let Some(worker) = worker {
+            // The rule H4 replaced: run any job of the pool while waiting,
+            // on top of this frame.
+            while !self.is_finished() {
+                if !worker.run_one_job() {
+                    crate::sync::thread::yield_now();
                 }
             }
-            None => {
-                let latch = LockLatch::new();
-                if self.register(Waiter::Thread(&raw const latch)) {
+            return self.take_result();
+        }
+        // A worker that may run the task in place asks to be woken when a
+        // continuation's inputs are all there, once (K4).
+        let mut wake_on_ready = worker.is_some_and(|worker| self.may_run_in_place(worker));
+        loop {
+            if let Some(worker) = worker {
+                if self.run_in_place(worker) {
+                    return self.take_result();
+                }
+            }
+            let latch = LockLatch::new();
+            // H2, H4: on a worker, a spare stands in while this thread
+            // blocks (outside every pool, `block_in_place` just calls the
+            // closure).
+            block_in_place(|| {
+                if self.register(Waiter::Thread(&raw const latch), wake_on_ready) {
                     latch.wait();
                 }
+            });
+            if self.is_finished() {
+                return self.take_result();
+            }
+            // Woken (or not registered) because the task became ready:
+            // one more try in place, then wait for the result alone.
+            wake_on_ready = false;
+        }
+    }
+
+    /// Whether `worker` may run this handle's task in place (H4): it is a
+    /// worker of the task's pool.
+    fn may_run_in_place(&self, worker: &WorkerThread) -> bool {
+        std::ptr::eq(worker.registry(), &*self.registry) && !cfg!(stealpool_bug = "wait_not_in_place")
+    }
+
+    /// H4, H5: on `worker`, runs the task in place if it is of this pool,
+    /// ready, unclaimed, and the worker's budget of waits run in place is
+    /// not spent; `true` if it ran. Panics if the task runs beneath this
+    /// frame on this very thread.
+    fn run_in_place(&self, worker: &WorkerThread) -> bool {
+        if !self.may_run_in_place(worker) {
+            return false;
+        }
+        if let Some(_budget) = worker.wait_in_place() {
+            // SAFETY: the handle's reference keeps the job alive.
+            if unsafe { (self.run_here)(self.job, worker) } {
+                return true;
             }
         }
+        // SAFETY: the handle's reference keeps the job, and its claim.
+        let runner = unsafe { self.claim.as_ref() }.runner();
+        // H5: claimed by this thread, yet unfinished: it runs beneath us
+        // and cannot go on until this frame returns.
+        if runner == worker.runner_id() && !self.is_finished() {
+            panic!(
+                "stealpool: JoinHandle::join waits for a task that runs beneath it on the same \
+                 thread and waits, directly or not, for this very call: a cycle that can never end"
+            );
+        }
+        false
+    }
+
+    /// The result, once the task has finished; unregisters the waiter.
+    fn take_result(&self) -> thread::Result<R> {
         // H1: unregister under the mutex: the setter held it while it used
         // our latch, so the latch may leave with this frame afterwards.
         let mut state = self.packet().lock();
@@ -342,13 +465,15 @@ impl<R: Send> JoinHandle<R> {
         state
     }
 
-    /// Registers `waiter` unless the result is already there.
-    fn register(&self, waiter: Waiter<R>) -> bool {
+    /// Registers `waiter` unless the result is already there, or, with
+    /// `wake_on_ready`, unless the task is ready to run (K4).
+    fn register(&self, waiter: Waiter<R>, wake_on_ready: bool) -> bool {
         let mut state = self.packet().lock();
-        if !matches!(state.result, Slot::Pending) {
+        if !matches!(state.result, Slot::Pending) || (wake_on_ready && state.ready) {
             return false;
         }
         state.waiter = waiter;
+        state.wake_on_ready = wake_on_ready;
         true
     }
 

@@ -11,7 +11,7 @@
 //! On a pool with `Builder::max_pending_joins`, a `join` past the limit,
 //! with every worker busy, runs both closures inline instead (F6).
 
-use super::job::{drop_quietly, DropQuietly, JobRef};
+use super::job::{drop_payload, drop_quietly, DropQuietly, JobRef};
 use super::join_job::JoinJob;
 use super::worker::WorkerThread;
 use std::any::Any;
@@ -105,8 +105,8 @@ pub static INLINE_JOINS: std::sync::atomic::AtomicUsize = std::sync::atomic::Ato
 /// A `join` past the pool's limit of pending halves, with every worker
 /// busy (F6): `a`, then `b`, on this thread, as a plain call would run
 /// them. Nothing is published, so nothing can be stolen. A panic in `a`
-/// drops `b` unrun, quietly, as `a_panicked` does; one in `b` drops `a`'s
-/// value quietly, as on the published path.
+/// still runs `b` (J5) before it is re-raised, as `a_panicked` does; one
+/// in `b` drops `a`'s value quietly, as on the published path.
 #[inline(always)]
 fn join_inline<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -119,7 +119,7 @@ where
     let result_a = match panic::catch_unwind(AssertUnwindSafe(a)) {
         Ok(value) => value,
         Err(payload) => {
-            drop_quietly(b);
+            run_quietly(b);
             panic::resume_unwind(payload)
         }
     };
@@ -162,7 +162,17 @@ where
     unsafe { job_b.take_outcome() }.into_return_value()
 }
 
-/// `a` panicked: take `b` back (dropping it unrun) or wait for its thief
+/// J5: `b` runs whatever `a` did, as rayon-core's `join` promises; its
+/// value, or its own panic, is dropped quietly, since `a`'s panic is the
+/// one re-raised and a second one during the unwinding would abort.
+fn run_quietly<F: FnOnce() -> R, R>(b: F) {
+    match panic::catch_unwind(AssertUnwindSafe(b)) {
+        Ok(value) => drop_quietly(value),
+        Err(payload) => drop_payload(payload),
+    }
+}
+
+/// `a` panicked: take `b` back and run it (J5), or wait for its thief
 /// (dropping what it left), then re-raise `a`'s panic. Dropped during the
 /// unwinding instead, a panicking `Drop` in what `b` left would abort.
 #[cold]
@@ -179,7 +189,7 @@ where
         match worker.pop_join().or_else(|| worker.pop_local()) {
             Some(job) if job.is(job_b_id.cast()) => {
                 // SAFETY: popped back, so no thief runs it.
-                drop_quietly(unsafe { job_b.take_func() });
+                run_quietly(unsafe { job_b.take_func() });
                 panic::resume_unwind(payload);
             }
             Some(job) => worker.execute(job),

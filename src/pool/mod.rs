@@ -10,6 +10,7 @@ mod affinity;
 mod attention;
 mod blocking;
 mod builder;
+mod claim;
 mod continuation;
 mod handle;
 mod injector;
@@ -29,6 +30,7 @@ mod topology;
 mod worker;
 
 pub use blocking::block_in_place;
+use blocking::Blocked;
 pub use builder::{BuildError, Builder};
 pub use handle::JoinHandle;
 #[cfg(any(feature = "loom", feature = "shuttle"))]
@@ -65,17 +67,29 @@ use worker::WorkerThread;
 /// ```
 ///
 /// Dropping the pool (or [`shutdown`](ThreadPool::shutdown)) runs every task
-/// already queued, and everything those tasks spawn, then joins the threads.
+/// already queued, and everything those tasks spawn, then joins the threads;
+/// on a worker thread it does not wait for that (see `shutdown`).
 ///
 /// # Waiting on a worker
 ///
-/// A worker that waits on the pool (`join`, `scope`, `install`,
-/// [`JoinHandle::join`], `wait_all`) keeps running the pool's other jobs
-/// until the wait is over, so a fixed number of workers never deadlocks on
-/// nested work. The same holds for waits that cross pools: a worker of pool
-/// A calling `b.install(..)`, `b.join(..)`, `b.scope(..)` or joining a
-/// handle of `b` keeps running A's jobs meanwhile, so pools may call into
-/// each other in any direction:
+/// Waits compose: a program built from the pool's own waits finishes on
+/// any number of workers unless its waits form a cycle (T waits for U and
+/// U for T), which no scheduler could finish.
+///
+/// * [`join`](ThreadPool::join) and [`scope`](ThreadPool::scope) wait only
+///   for work they started, and run the pool's other jobs meanwhile.
+/// * [`JoinHandle::join`] on a worker of the task's pool runs the task
+///   right there if nobody has started it yet, as a call would; otherwise
+///   the worker parks while a spare thread stands in for it, so the pool
+///   keeps its strength. It never runs unrelated tasks on top of its wait,
+///   so tasks may join each other's handles in any order, and a pipeline
+///   of handles thousands of stages long nests no waits on one stack.
+///   Tasks that are [`submit`](ThreadPool::submit)ted start oldest first,
+///   even when submitted by a task.
+/// * A wait on another pool (`install`, `join`, `scope`, a handle or
+///   `wait_all` of pool B called on a worker of pool A) parks A's worker
+///   with a spare of A standing in, so pools may call into each other in
+///   any direction:
 ///
 /// ```
 /// use std::sync::Arc;
@@ -97,20 +111,20 @@ use worker::WorkerThread;
 /// assert_eq!(value, 5);
 /// ```
 ///
-/// What the pool cannot see, it cannot help with: a task that blocks on a
-/// plain `Mutex`, a channel, I/O or another pool's `wait_all` blocks its
-/// worker, and if what it waits for needs that worker, it deadlocks. Keep
-/// such waits out of tasks, or give the pool enough workers for them.
+/// Spares are limited by [`Builder::max_blocking_threads`] (four per
+/// worker by default). Past that limit a handle's wait blocks its worker
+/// without a stand-in, as a worker of a fixed-size pool would, and the pool
+/// runs with one thread fewer until it returns; a wait on another pool
+/// runs its own pool's jobs meanwhile instead. A `JoinHandle::join` that
+/// finds its task running beneath it on its own thread (reached only by
+/// running other jobs while waiting, in `join`, `scope` or that fallback)
+/// panics with a message rather than wait forever.
 ///
-/// Running jobs while waiting has one limit of its own: the jobs run on
-/// top of the waiting frame, which resumes only when they return. A job
-/// that itself waits, directly or not, for a task lower on the same
-/// worker's stack (a handle of the task that is waiting under it) can
-/// therefore never finish. Fork-join (`join`, `scope`) cannot make such a
-/// cycle, since a job only waits for work it started; handles can, when
-/// a task joins the handle of a task that may be running, waiting, on the
-/// same worker. Where that may happen, attach the rest of the work with
-/// [`JoinHandle::then`] instead, which waits on no thread.
+/// What the pool cannot see, it cannot help with: a task that blocks on a
+/// plain `Mutex`, a channel or I/O blocks its worker, and if what it waits
+/// for needs that worker, it deadlocks. Wrap such waits in
+/// [`block_in_place`], or attach the rest of the work with
+/// [`JoinHandle::then`], which waits on no thread.
 pub struct ThreadPool {
     registry: Arc<Registry>,
     threads: Vec<thread::JoinHandle<()>>,
@@ -249,11 +263,12 @@ impl ThreadPool {
     /// Runs `a` and `b`, potentially in parallel, and returns both results.
     ///
     /// Both closures may borrow from the caller's stack. On a worker, `join`
-    /// allocates nothing and runs other jobs while it waits. If either
-    /// closure panics, the panic is re-raised here once nothing runs any
-    /// more that borrows from the caller: if `a` panics, `b` is either
-    /// waited for (another worker took it) or dropped unrun; if both panic,
-    /// `a`'s panic is the one re-raised.
+    /// allocates nothing and runs other jobs while it waits. Both closures
+    /// always run, whatever panics (as rayon's `join` promises): if `a`
+    /// panics, `b` still runs (here, or on the worker that took it), and
+    /// `a`'s panic is re-raised once nothing runs any more that borrows from
+    /// the caller; if both panic, `a`'s panic is the one re-raised and
+    /// `b`'s is dropped.
     ///
     /// `b` is published while `a` runs, so an idle worker can take it even
     /// if `a` blocks outside the pool waiting for it; on a pool built with
@@ -348,11 +363,19 @@ impl ThreadPool {
         }
     }
 
-    /// `install` on a worker of another pool: it helps its own pool while
-    /// it waits.
+    /// `install` on a worker of another pool (H4): it blocks with a spare
+    /// of its own pool standing in; with none to be had (every spare slot
+    /// taken), it runs its own pool's jobs while it waits instead (J3).
     #[cold]
     #[inline(never)]
     fn install_from_other_pool<R: Send>(&self, worker: &WorkerThread, f: impl FnOnce() -> R + Send) -> R {
+        let blocked = Blocked::enter(worker);
+        if blocked.stood_in {
+            let result = self.install_from_outside(f);
+            drop(blocked);
+            return result;
+        }
+        drop(blocked);
         let job = StackJob::new(
             |_migrated| f(),
             CrossPoolLatch::new(worker.registry_arc(), worker.index()),
@@ -385,14 +408,15 @@ impl ThreadPool {
     /// except those on the stacks of threads that are themselves inside
     /// `wait_all` — the calling task first of all, which cannot finish
     /// before `wait_all` returns. So two tasks calling `wait_all` at once do
-    /// not deadlock: each returns once everything else has finished. It does
-    /// deadlock when called from a task that another running task waits
-    /// for (a task spawned in a scope, or a half of a `join`): that waiter
-    /// cannot finish before the call returns. Call it from outside the pool,
-    /// or from tasks nothing waits for.
+    /// not deadlock: each returns once everything else has finished. Called
+    /// from a task that another running task waits for (a task spawned in a
+    /// scope, a half of a `join`, a task whose handle another joins), it
+    /// waits for that waiter, which waits for it: a cycle, which never
+    /// ends. Call it from outside the pool, or from tasks nothing waits for.
     ///
-    /// On a worker of *another* pool it blocks that worker like a thread
-    /// outside every pool, without running its own pool's jobs meanwhile.
+    /// On a worker of *another* pool it blocks that worker with a spare of
+    /// its own pool standing in (see "Waiting on a worker"), so that pool
+    /// keeps running what this one's tasks may need from it.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -411,7 +435,12 @@ impl ThreadPool {
     /// assert_eq!(pool.pending_tasks(), 0);
     /// ```
     pub fn wait_all(&self) {
-        self.registry.wait_all();
+        if self.registry.current_worker().is_some() {
+            return self.registry.wait_all();
+        }
+        // On a worker of another pool, a spare of that pool stands in
+        // while this thread blocks (H4); elsewhere this just blocks.
+        block_in_place(|| self.registry.wait_all());
     }
 
     /// The number of worker threads.
@@ -434,9 +463,12 @@ impl ThreadPool {
     /// the worker threads. Dropping the pool does the same.
     ///
     /// On a worker thread of any pool (a task of this pool or another one),
-    /// it does not wait: the workers still run every queued task and exit
-    /// on their own. Waiting there could deadlock, as one of them may wait
-    /// for the calling thread itself (rayon never waits for its threads).
+    /// it returns at once, before the queued tasks have run: the workers
+    /// still run every one of them, and what they spawn, and exit on their
+    /// own. Waiting there could deadlock, as one of them may wait for the
+    /// calling thread itself (rayon never waits for its threads). Use
+    /// [`wait_all`](ThreadPool::wait_all) first where the caller needs the
+    /// work done.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};

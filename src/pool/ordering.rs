@@ -42,6 +42,9 @@ orderings! {
     /// releases its input; the last one acquires every other's before it
     /// schedules the job that reads them all.
     ARRIVE: Ordering = AcqRel, weakened "arrive" => Release;
+    /// K4: a joiner's look at the arrivals count before it runs a
+    /// continuation in place. Acquire pairs with every arrival's release.
+    READY_LOAD: Ordering = Acquire, weakened "ready_load" => Relaxed;
 }
 
 /// S1: every change of a worker's state is one RMW on the sleep counters.

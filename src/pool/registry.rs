@@ -216,6 +216,21 @@ impl Registry {
         }
     }
 
+    /// Queues a submitted task, one with a handle (H4): as `push_task`,
+    /// except that at `Normal` it goes on the injector even from a worker
+    /// of this pool. Tasks that others may wait for thus start in the
+    /// order they were submitted, oldest first, as `spawn`ed work from
+    /// outside does: a chain of handles built inside a task, each stage
+    /// joining the one before, runs its first stage first, rather than its
+    /// newest, which would wait for all the others.
+    pub(crate) fn push_submitted(&self, priority: Priority, job: JobRef) {
+        if priority.slot().is_some() {
+            return self.push_task(priority, job);
+        }
+        self.injector.push(job);
+        self.sleep.new_work();
+    }
+
     /// Queues a task: `body` runs on a worker, catching its own panics.
     pub(crate) fn spawn_task(&self, priority: Priority, body: impl FnOnce() + Send) {
         self.count_task();

@@ -31,6 +31,23 @@ const IDLE_ROUNDS: u32 = 1;
 /// Rounds that spin before yielding; spin `2^round` times.
 const SPIN_ROUNDS: u32 = 6;
 
+/// H4: awaited tasks run in place on one stack, each on top of the
+/// `JoinHandle::join` that waits for it, before further waits park with a
+/// spare standing in instead. A frame of each costs a few hundred bytes
+/// in release builds and a few kilobytes in debug ones: far inside a
+/// worker's stack either way.
+const MAX_WAITS_IN_PLACE: u32 = 64;
+
+/// A task run in place by `JoinHandle::join` (H4): counted while it runs.
+pub(crate) struct WaitInPlace<'a>(&'a WorkerThread);
+
+impl Drop for WaitInPlace<'_> {
+    fn drop(&mut self) {
+        let depth = &self.0.waits_in_place;
+        depth.set(depth.get() - 1);
+    }
+}
+
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
 thread_local! {
     /// The current thread's worker and its pool, null on threads outside
@@ -115,6 +132,9 @@ pub(crate) struct WorkerThread {
     exempted: Cell<usize>,
     /// Inside `block_in_place` (W1).
     blocking: Cell<bool>,
+    /// How many awaited tasks run in place on this stack (H4), each under
+    /// a `JoinHandle::join` frame.
+    waits_in_place: Cell<u32>,
     /// This slot's attention word, read at every `join` (S7, F3): its
     /// address, so that the read is one load.
     attention: *const AtomicUsize,
@@ -206,6 +226,7 @@ impl WorkerThread {
             tasks_on_stack: Cell::new(0),
             exempted: Cell::new(0),
             blocking: Cell::new(false),
+            waits_in_place: Cell::new(0),
             attention,
             latch_owner: LatchOwner::of(index),
             max_pending_joins: registry.max_pending_joins,
@@ -268,6 +289,26 @@ impl WorkerThread {
     /// owner: only it pushes, and thieves only take.
     pub(crate) fn owns_no_work(&self) -> bool {
         self.local.is_empty() && self.joins.is_empty() && self.levels.iter().all(Worker::is_empty)
+    }
+
+    /// This worker as a task's claim names its runner (H3, H5): its
+    /// address, unique among live threads.
+    pub(crate) fn runner_id(&self) -> usize {
+        self as *const WorkerThread as usize
+    }
+
+    /// H4: a permit to run an awaited task in place, on top of the
+    /// `JoinHandle::join` that waits for it, unless `MAX_WAITS_IN_PLACE`
+    /// such tasks already run on this stack; the wait then parks with a
+    /// spare standing in, so that a chain of handles, each joined by the
+    /// next, never nests deeper than that on one stack.
+    pub(crate) fn wait_in_place(&self) -> Option<WaitInPlace<'_>> {
+        let depth = self.waits_in_place.get();
+        if depth >= MAX_WAITS_IN_PLACE {
+            return None;
+        }
+        self.waits_in_place.set(depth + 1);
+        Some(WaitInPlace(self))
     }
 
     /// Marks this thread as inside `block_in_place`; returns whether it

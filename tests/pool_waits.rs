@@ -1,0 +1,362 @@
+#![cfg(not(any(feature = "loom", feature = "shuttle")))]
+//! Waits that compose (H4 in `proofs/waits.md`): programs built only from
+//! the pool's own waits (handles joined inside tasks, pipelines of
+//! handles, `join` and `wait_all` across pools, continuations whose pool
+//! is gone) finish on 1, 2 and 3 workers, every run, without nesting
+//! their waits on one stack.
+
+mod common;
+
+use common::{quiet_expected_panics, EXPECTED};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+use stealpool::{JoinHandle, ThreadPool};
+
+/// Runs `f` on a thread of its own and fails the test if it has not
+/// returned within a bound far beyond any run that is not deadlocked.
+fn finishes<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (done, result) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = done.send(f());
+    });
+    match result.recv_timeout(Duration::from_secs(300)) {
+        Ok(value) => value,
+        Err(_) => panic!("{what}: no result after 300 s: a deadlock"),
+    }
+}
+
+/// A gate that outside code opens once.
+#[derive(Default)]
+struct Gate {
+    open: Mutex<bool>,
+    opened: Condvar,
+}
+
+impl Gate {
+    fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.opened.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.opened.wait(open).unwrap();
+        }
+    }
+}
+
+/// Task A submits S and joins it; task B, submitted after A, joins A's
+/// handle. S holds on until B has started (or a second has passed), so
+/// that B is there to be taken while A waits: a worker that ran B on top
+/// of A's wait would wait for A beneath itself forever.
+#[test]
+fn a_task_joins_the_handle_of_a_task_that_joins_a_subtask() {
+    for workers in 1..=3 {
+        let overlapped = finishes("dependent tasks", move || {
+            let pool = Arc::new(ThreadPool::new(workers));
+            let mut overlapped = 0;
+            for _ in 0..200 {
+                let b_started = Arc::new(AtomicBool::new(false));
+                let (inner, started) = (pool.clone(), b_started.clone());
+                let a = pool.submit(move || {
+                    let s = inner.submit(move || {
+                        // One worker runs S in place, B queued behind it.
+                        let start = Instant::now();
+                        while workers > 1 && !started.load(SeqCst) && start.elapsed() < Duration::from_secs(1)
+                        {
+                            thread::yield_now();
+                        }
+                        1
+                    });
+                    s.join().unwrap() + 1
+                });
+                let started = b_started.clone();
+                let a_running = Arc::new(AtomicBool::new(false));
+                let seen = a_running.clone();
+                let b = pool.submit(move || {
+                    seen.store(!a.is_finished(), SeqCst);
+                    started.store(true, SeqCst);
+                    a.join().unwrap() + 1
+                });
+                assert_eq!(b.join().unwrap(), 3);
+                overlapped += usize::from(a_running.load(SeqCst));
+            }
+            overlapped
+        });
+        if workers > 1 {
+            // The shape the test is about: B ran while A was unfinished.
+            assert!(overlapped > 0, "{workers} workers: B never ran while A waited");
+        }
+    }
+}
+
+const STAGES: u64 = 20_000;
+
+/// Submits `STAGES` stages on `pool`, stage i joining stage i-1's handle
+/// and adding one; returns the last handle.
+fn pipeline(pool: &ThreadPool) -> JoinHandle<u64> {
+    let mut last: Option<JoinHandle<u64>> = None;
+    for _ in 0..STAGES {
+        let before = last.take();
+        last = Some(pool.submit(move || before.map_or(0, |h| h.join().unwrap()) + 1));
+    }
+    last.unwrap()
+}
+
+#[test]
+fn a_pipeline_of_handles_submitted_from_outside_finishes() {
+    for workers in 1..=3 {
+        let end = finishes("pipeline from outside", move || {
+            let pool = ThreadPool::new(workers);
+            pipeline(&pool).join().unwrap()
+        });
+        assert_eq!(end, STAGES, "{workers} workers");
+    }
+}
+
+#[test]
+fn a_pipeline_of_handles_built_inside_a_task_finishes() {
+    for workers in 1..=3 {
+        let end = finishes("pipeline built inside", move || {
+            let pool = Arc::new(ThreadPool::new(workers));
+            let inner = pool.clone();
+            let last = pool.submit(move || pipeline(&inner)).join().unwrap();
+            last.join().unwrap()
+        });
+        assert_eq!(end, STAGES, "{workers} workers");
+    }
+}
+
+#[test]
+fn a_task_that_builds_a_pipeline_and_joins_its_end_finishes() {
+    for workers in 1..=3 {
+        let end = finishes("pipeline joined inside", move || {
+            let pool = Arc::new(ThreadPool::new(workers));
+            let inner = pool.clone();
+            pool.submit(move || pipeline(&inner).join().unwrap())
+                .join()
+                .unwrap()
+        });
+        assert_eq!(end, STAGES, "{workers} workers");
+    }
+}
+
+/// rayon-core: "No matter what happens, both closures will always be
+/// executed." On every path: published and taken back, stolen, and run
+/// inline under `max_pending_joins`.
+#[test]
+fn join_runs_its_second_closure_when_the_first_panics() {
+    quiet_expected_panics();
+    let pools = [
+        ThreadPool::new(1),
+        ThreadPool::new(2),
+        ThreadPool::builder()
+            .num_threads(1)
+            .max_pending_joins(0)
+            .build()
+            .unwrap(),
+        ThreadPool::builder()
+            .num_threads(2)
+            .max_pending_joins(0)
+            .build()
+            .unwrap(),
+    ];
+    for pool in &pools {
+        for _ in 0..200 {
+            let ran = AtomicBool::new(false);
+            let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+                pool.install(|| pool.join(|| panic!("{EXPECTED}"), || ran.store(true, SeqCst)))
+            }));
+            let payload = outcome.expect_err("the first closure's panic was lost");
+            assert_eq!(common::message(&*payload).as_deref(), Some(EXPECTED));
+            assert!(ran.load(SeqCst), "{pool:?}: the second closure never ran");
+        }
+    }
+}
+
+/// Both closures panic: the first's panic is the one re-raised, and the
+/// second still ran to its panic.
+#[test]
+fn join_reraises_the_first_panic_when_both_panic() {
+    quiet_expected_panics();
+    let pool = ThreadPool::new(1);
+    let ran = AtomicBool::new(false);
+    let payload = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.install(|| {
+            pool.join(
+                || panic!("{EXPECTED}: a"),
+                || {
+                    ran.store(true, SeqCst);
+                    panic!("{EXPECTED}: b")
+                },
+            )
+        })
+    }))
+    .expect_err("no panic");
+    assert!(ran.load(SeqCst));
+    assert_eq!(common::message(&*payload).unwrap(), format!("{EXPECTED}: a"));
+}
+
+/// A chain of continuations attached through `zip` to a task of another
+/// pool, whose own pool is dropped before the chain can run: the other
+/// pool's worker then runs every link, one after another, not one inside
+/// the previous one (K4).
+#[test]
+fn a_long_chain_whose_pool_is_gone_runs_without_nesting() {
+    let links: u64 = if cfg!(debug_assertions) {
+        200_000
+    } else {
+        1_000_000
+    };
+    let end = finishes("chain after its pool was dropped", move || {
+        let chain_pool = ThreadPool::new(1);
+        let other = ThreadPool::new(1);
+        let gate = Arc::new(Gate::default());
+        let held = gate.clone();
+        let late = other.submit(move || {
+            held.wait();
+            1u64
+        });
+        let mut last = chain_pool.submit(|| 0u64).zip(late).then(|(a, b)| a + b);
+        for _ in 0..links {
+            last = last.then(|x| x + 1);
+        }
+        drop(chain_pool);
+        gate.open();
+        let end = last.join().unwrap();
+        drop(other);
+        end
+    });
+    assert_eq!(end, links + 1);
+}
+
+/// `wait_all` on a worker of another pool: a spare of the caller's pool
+/// stands in, so the caller's pool still runs what the awaited pool's
+/// task needs from it.
+#[test]
+fn wait_all_on_a_worker_of_another_pool_keeps_that_pool_going() {
+    let value = finishes("wait_all across pools", || {
+        let a = Arc::new(ThreadPool::new(1));
+        let b = Arc::new(ThreadPool::new(1));
+        let (a_inner, b_inner) = (a.clone(), b.clone());
+        let needs_a = b.submit(move || a_inner.submit(|| 5).join().unwrap());
+        a.submit(move || b_inner.wait_all()).join().unwrap();
+        needs_a.join().unwrap()
+    });
+    assert_eq!(value, 5);
+}
+
+/// `max_pending_joins`, inside its contract: `a` joins the handle of a
+/// task that does not depend on `b`. Every limit, one and two workers.
+#[test]
+fn a_limited_join_whose_first_closure_joins_an_independent_task_finishes() {
+    for limit in [0, 1, 3] {
+        for workers in 1..=2 {
+            let done = finishes("limited join", move || {
+                let pool = Arc::new(
+                    ThreadPool::builder()
+                        .num_threads(workers)
+                        .max_pending_joins(limit)
+                        .build()
+                        .unwrap(),
+                );
+                let counted = Arc::new(AtomicUsize::new(0));
+                let (inner, count) = (pool.clone(), counted.clone());
+                pool.install(move || {
+                    for _ in 0..100 {
+                        let count_b = count.clone();
+                        let x = inner.submit(|| 7);
+                        let (a, ()) = inner.join(
+                            || x.join().unwrap(),
+                            || {
+                                count_b.fetch_add(1, SeqCst);
+                            },
+                        );
+                        assert_eq!(a, 7);
+                    }
+                });
+                counted.load(SeqCst)
+            });
+            assert_eq!(done, 100, "limit {limit}, {workers} workers");
+        }
+    }
+}
+
+/// A handle joined on a worker runs its unstarted task in place: no spare
+/// is needed, even with none allowed, and the stack of waits stays as
+/// deep as the program's own.
+#[test]
+fn a_queued_task_joined_on_a_worker_runs_in_place() {
+    let pool = Arc::new(
+        ThreadPool::builder()
+            .num_threads(1)
+            .max_blocking_threads(0)
+            .build()
+            .unwrap(),
+    );
+    let inner = pool.clone();
+    let sum = pool
+        .submit(move || {
+            let handles: Vec<_> = (0..100u64).map(|i| inner.submit(move || i)).collect();
+            handles.into_iter().rev().map(|h| h.join().unwrap()).sum::<u64>()
+        })
+        .join()
+        .unwrap();
+    assert_eq!(sum, 4950);
+    assert_eq!(pool.stats().spare_threads_started, 0);
+}
+
+/// H5: a task run on top of a `join` waiting for its stolen half, which
+/// joins the handle of the very task beneath it, panics with a message
+/// instead of waiting forever. `b` is held (outside the pool) until the
+/// task on top has finished, so the only thread left to run it is the one
+/// waiting in `join`.
+#[test]
+fn a_task_joining_its_own_handle_beneath_it_panics() {
+    quiet_expected_panics();
+    let message = finishes("cycle beneath", || {
+        let pool = Arc::new(ThreadPool::new(2));
+        let b_started = Arc::new(AtomicBool::new(false));
+        let gate = Arc::new(Gate::default());
+        let (inner, started, held) = (pool.clone(), b_started.clone(), gate.clone());
+        let beneath = pool.submit(move || {
+            let (started_b, started_a) = (started.clone(), started);
+            inner.join(
+                move || assert!(common::wait_for(&started_a), "b was never stolen"),
+                move || {
+                    started_b.store(true, SeqCst);
+                    held.wait();
+                },
+            );
+        });
+        assert!(common::wait_for(&b_started), "b was never stolen");
+        let on_top = pool.submit(move || beneath.join().map_err(drop));
+        let outcome = on_top.join();
+        gate.open();
+        pool.wait_all();
+        let payload = outcome.expect_err("the join of the task beneath returned");
+        common::message(&*payload).unwrap_or_default()
+    });
+    assert!(message.contains("beneath it on the same thread"), "{message}");
+}
+
+/// rayon-core's `panic_b_still_executes` (join/test.rs), ported: a pool
+/// of one worker per available CPU, so `model/verify.sh` runs it pinned
+/// to one CPU too, where nobody can steal `b`.
+#[test]
+fn rayon_core_panic_b_still_executes() {
+    quiet_expected_panics();
+    let pool = ThreadPool::new(0);
+    let mut x = false;
+    match panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.join(|| panic!("{EXPECTED}: Hello, world!"), || x = true)
+    })) {
+        Ok(_) => panic!("failed to propagate panic from closure A,"),
+        Err(_) => assert!(x, "closure b failed to execute"),
+    }
+}
