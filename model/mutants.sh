@@ -3,8 +3,13 @@
 # reintroduce one historical bug), run the loom models against the mutant,
 # and rewrite the generated table in proofs/orderings.md.
 #
-#   model/mutants.sh              every mutant
-#   model/mutants.sh NAME...      only these (names as in `weakened "NAME"`)
+#   model/mutants.sh              every mutant; rewrites the table in
+#                                 proofs/orderings.md
+#   model/mutants.sh NAME...      only these (names as in `weakened "NAME"`);
+#                                 the table is left alone
+#   model/mutants.sh --write NAME...
+#                                 only these, and their rows of the table are
+#                                 replaced (added if new); the other rows stay
 #
 # Deque orderings are checked by model/loom_deque.rs, pool orderings by
 # model/loom_pool.rs, the injector's queue's by model/loom_injector.rs. Each mutant rebuilds only this crate (STEALPOOL_WEAKEN
@@ -12,6 +17,8 @@
 # hand-written part of proofs/orderings.md must then explain why, or the
 # ordering must be weakened in the code.
 #
+# MUTANT_MODELS, if set, is the test-name filter passed to the suite (the
+# models that exercise the mutants named), instead of every model.
 # MUTANT_TIMEOUT bounds each mutant's run (seconds, default 900); a mutant
 # that hits it is reported as "timeout" (a hang under loom is usually a
 # deadlock the model could not report).
@@ -57,6 +64,9 @@ list_mutants() {
     printf 'spare_leaves_at_shutdown\tloom_blocking\tbug\tW2\ta needed spare stays at shutdown\tit leaves with the workers\n'
     printf 'slots_unmarked\tloom_blocking\tbug\tW5\tsearches see the spare slots ever held\tthe mark is never raised\n'
     printf 'drain_uncompensated\tloom_blocking\tbug\tW1\tspares come in during the drain\tnot once terminating\n'
+    printf 'claim_ignored\tloom_pool\tbug\tH3\tthe claim decides who runs a task\ta claimed task runs again\n'
+    printf 'wait_runs_any\tloom_pool\tbug\tH4\ta waiting worker runs only the awaited task\tit runs any job\n'
+    printf 'wait_not_in_place\tloom_pool\tbug\tH4\tan unstarted awaited task runs in place\tthe waiter always parks\n'
 }
 
 run_mutant() {
@@ -65,7 +75,7 @@ run_mutant() {
     [ "$kind" = bug ] && var=STEALPOOL_BUG
     start=$(date +%s)
     env "$var=$name" timeout --kill-after=30 "$TIMEOUT" \
-        cargo test --features loom --release --test "$suite" -- --test-threads=1 --nocapture >"$log" 2>&1
+        cargo test --features loom --release --test "$suite" -- --test-threads=1 --nocapture ${MUTANT_MODELS:-} >"$log" 2>&1
     status=$?
     echo "$status $(( $(date +%s) - start ))" > "$OUT/$name.status"
 }
@@ -100,6 +110,13 @@ row() {
         "$id" "$name" "$kind" "$strong" "$weak" "$verdict" "${failed:--}" "${execs:--}" "${assertion:--}"
 }
 
+WRITE=all
+if [ "${1:-}" = --write ]; then
+    WRITE=rows
+    shift
+elif [ $# -gt 0 ]; then
+    WRITE=none
+fi
 FILTER=" $* "
 mapfile -t MUTANTS < <(list_mutants)
 for line in "${MUTANTS[@]}"; do
@@ -115,14 +132,24 @@ TABLE="$OUT/table.md"
     echo "|---|---|---|---|---|---|---|---|"
     for line in "${MUTANTS[@]}"; do
         IFS=$'\t' read -r name suite kind id strong weak <<<"$line"
+        if [ $# -gt 0 ] && [[ $FILTER != *" $name "* ]]; then continue; fi
         [ -f "$OUT/$name.status" ] && row "$name" "$suite" "$kind" "$id" "$strong" "$weak"
     done
 } > "$TABLE"
 cat "$TABLE"
+[ "$WRITE" = none ] && exit 0
 
-# Replace the generated block of proofs/orderings.md, keep the rest.
+# Replace the generated block of proofs/orderings.md, keep the rest; with
+# --write, only the rows of the mutants run (a new one goes last).
 DOC=proofs/orderings.md
-if [ -f "$DOC" ] && grep -q '<!-- mutants:begin -->' "$DOC"; then
+if [ "$WRITE" = rows ] && [ -f "$DOC" ]; then
+    awk -v table="$TABLE" '
+        BEGIN { while ((getline l < table) > 0) if (l ~ /^\| [A-Z]/) { split(l, f, "`"); rows[f[2]] = l } }
+        /<!-- mutants:end -->/ { for (n in rows) if (!(n in done)) print rows[n] }
+        /^\| [A-Z]/ { split($0, f, "`"); if (f[2] in rows) { print rows[f[2]]; done[f[2]] = 1; next } }
+        { print }' "$DOC" > "$DOC.tmp" && mv "$DOC.tmp" "$DOC"
+    echo "updated the rows of $* in $DOC" >&2
+elif [ -f "$DOC" ] && grep -q '<!-- mutants:begin -->' "$DOC"; then
     awk -v table="$TABLE" '
         /<!-- mutants:begin -->/ { print; while ((getline l < table) > 0) print l; skip = 1; next }
         /<!-- mutants:end -->/ { skip = 0 }

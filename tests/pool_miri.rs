@@ -224,3 +224,78 @@ fn handles_across_two_pools() {
     a.wait_all();
     assert_eq!(counter.load(SeqCst), 1);
 }
+
+/// H3, H4: a task submitted and joined on a worker, while the other worker
+/// may take it from the injector first: whichever wins the claim runs it,
+/// and the loser drops only the queue's reference. Then the chain of
+/// dependent handles: B joins A while A joins its own subtask.
+#[test]
+fn handles_claimed_in_place_or_by_a_thief() {
+    let pool = Arc::new(ThreadPool::new(2));
+    let inner = pool.clone();
+    let sum = pool.install(|| {
+        let handles: Vec<_> = (0..4u64).map(|i| inner.submit(move || i * 2)).collect();
+        handles.into_iter().rev().map(|h| h.join().unwrap()).sum::<u64>()
+    });
+    assert_eq!(sum, 12);
+    let inner = pool.clone();
+    let a = pool.submit(move || inner.submit(|| vec![1u8; 3]).join().unwrap().len());
+    let b = pool.submit(move || a.join().unwrap() + 1);
+    assert_eq!(b.join().unwrap(), 4);
+}
+
+/// K4: a continuation joined on a worker of its pool runs there once its
+/// inputs are in, reading an input another pool's worker wrote; and a
+/// chain whose pool is gone runs link after link on the thread that
+/// completes its input.
+#[test]
+fn continuations_joined_in_place_and_run_after_their_pool() {
+    let here = ThreadPool::new(1);
+    let there = ThreadPool::new(1);
+    let both = here
+        .submit(|| String::from("a"))
+        .zip(there.submit(|| String::from("b")));
+    let joined = here.submit(move || {
+        let (a, b) = both.join().unwrap();
+        a + &b
+    });
+    assert_eq!(joined.join().unwrap(), "ab");
+
+    let chain_pool = ThreadPool::new(1);
+    let release = Arc::new(AtomicBool::new(false));
+    let held = release.clone();
+    let late = there.submit(move || {
+        spin_until(&held);
+        1usize
+    });
+    let mut last = chain_pool.submit(|| 0usize).zip(late).then(|(a, b)| a + b);
+    for _ in 0..8 {
+        last = last.then(|x| x + 1);
+    }
+    drop(chain_pool);
+    release.store(true, SeqCst);
+    assert_eq!(last.join().unwrap(), 9);
+}
+
+/// J5: `a` panics and `b`, which borrows from the caller, still runs, on
+/// a one-worker pool (taken back) and a limited pool (inline).
+#[test]
+fn join_runs_b_after_a_panicked() {
+    quiet_expected_panics();
+    let pools = [
+        ThreadPool::new(1),
+        ThreadPool::builder()
+            .num_threads(1)
+            .max_pending_joins(0)
+            .build()
+            .unwrap(),
+    ];
+    for pool in &pools {
+        let mut ran = Vec::new();
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.join(|| panic!("{EXPECTED}"), || ran.push(1u8))
+        }));
+        assert!(outcome.is_err());
+        assert_eq!(ran, [1]);
+    }
+}
