@@ -1120,11 +1120,15 @@ fn continuation_graphs() {
 
 /// Builds `nodes` tasks over pools `pools`, each consuming up to two
 /// handles of earlier nodes that nothing consumed yet: a submitted task of
-/// either pool that joins them (inside the task), possibly inside a
-/// `scope` or a `join`; a `then` or `zip` on them; or a `when_all` of
-/// them. Returns the handles nothing consumed. Each node records its run
-/// and checks that what it consumed ran first; its value counts the nodes
-/// it depends on, itself included.
+/// either pool that joins them (inside the task); a `then` or `zip` on
+/// them; or a `when_all` of them. A node may instead join its inputs
+/// inside a `scope` task or as the first half of a `join` of its own pool:
+/// such a node is a root, which no later node consumes, since a `join` or
+/// `scope` waiting for a stolen child still runs other tasks meanwhile,
+/// and one that waited for the node beneath it would wait forever (the
+/// open point of `proofs/waits.md`). Returns the handles nothing consumed.
+/// Each node records its run; its value counts the nodes it depends on,
+/// itself included.
 fn build_handle_graph(
     pools: &[Arc<ThreadPool>; 2],
     ledger: &Arc<Ledger>,
@@ -1132,6 +1136,7 @@ fn build_handle_graph(
 ) -> Vec<stealpool::JoinHandle<usize>> {
     use shuttle::rand::{thread_rng, Rng};
     let mut open: Vec<stealpool::JoinHandle<usize>> = Vec::new();
+    let mut roots: Vec<stealpool::JoinHandle<usize>> = Vec::new();
     for id in 0..nodes {
         let rng = &mut thread_rng();
         let take = rng.gen_range(0..=2.min(open.len()));
@@ -1140,24 +1145,25 @@ fn build_handle_graph(
             .collect();
         let pool = pools[rng.gen_range(0..2)].clone();
         let (ledger, token) = (ledger.clone(), ledger.token());
-        let handle = match (rng.gen_range(0..5), inputs.len()) {
-            // A task that joins its inputs' handles itself.
-            (0 | 1, _) => {
+        let mut root = false;
+        let handle = match (rng.gen_range(0..6), inputs.len()) {
+            // A task that joins its inputs' handles itself, or (a root)
+            // inside a scope task or the first half of a `join`.
+            (0..=2, _) => {
                 let inner = pool.clone();
-                let nested = rng.gen_range(0..3);
+                let nested = rng.gen_range(0..4);
+                root = nested < 2;
                 pool.submit(move || {
                     let _token = token;
                     let join_all = move |inputs: Vec<stealpool::JoinHandle<usize>>| {
                         inputs.into_iter().map(|h| h.join().unwrap()).sum::<usize>()
                     };
                     let count = match nested {
-                        // Inside a scope task of its own pool.
                         0 => {
                             let mut count = 0;
                             inner.scope(|s| s.spawn(|_| count = join_all(inputs)));
                             count
                         }
-                        // As the first half of a `join`.
                         1 => inner.join(|| join_all(inputs), || 0).0,
                         _ => join_all(inputs),
                     };
@@ -1165,12 +1171,12 @@ fn build_handle_graph(
                     count + 1
                 })
             }
-            (2, 1) => inputs.into_iter().next().unwrap().then(move |count| {
+            (3, 1) => inputs.into_iter().next().unwrap().then(move |count| {
                 let _token = token;
                 ledger.run(id);
                 count + 1
             }),
-            (3, 2) => {
+            (4, 2) => {
                 let mut inputs = inputs.into_iter();
                 let (a, b) = (inputs.next().unwrap(), inputs.next().unwrap());
                 a.zip(b).then(move |(a, b)| {
@@ -1185,24 +1191,30 @@ fn build_handle_graph(
                 counts.iter().sum::<usize>() + 1
             }),
         };
-        open.push(handle);
+        if root {
+            roots.push(handle);
+        } else {
+            open.push(handle);
+        }
     }
-    open
+    roots.extend(open);
+    roots
 }
 
-// 3000 random + 3000 PCT (depth 3) iterations, floor 1500 each.
+// 20000 random + 20000 PCT (depth 3) iterations, floor 10000 each.
 //
 // H4: random graphs of submit, join, then, zip, when_all and scope over two
 // pools (two workers and one, with spares to stand in), where tasks join
 // the handles of earlier tasks of either pool inside themselves, inside a
-// scope task or as the first half of a `join`: no cycle, so every graph
-// must complete, whatever the schedule. Every node runs once; the counts
+// scope task or as the first half of a `join` (those nodes are roots, see
+// `build_handle_graph`): no cycle, so every graph must complete, whatever
+// the schedule. Every node runs once; the counts
 // of the unconsumed handles add up to every node; nothing leaks. A worker
 // that ran unrelated tasks on top of its waits (`--cfg
 // stealpool_bug="wait_runs_any"`) could wait beneath one of them forever.
 #[test]
 fn handle_graphs_across_two_pools() {
-    check("handle_graphs_across_two_pools", 3000, 3, || {
+    check("handle_graphs_across_two_pools", 20_000, 3, || {
         let build = |workers| {
             Arc::new(
                 ThreadPool::builder()
@@ -1213,7 +1225,7 @@ fn handle_graphs_across_two_pools() {
             )
         };
         let pools = [build(2), build(1)];
-        const NODES: usize = 8;
+        const NODES: usize = 10;
         let ledger = Ledger::new(NODES);
         let open = build_handle_graph(&pools, &ledger, NODES);
         let total: usize = open.into_iter().map(|h| h.join().unwrap()).sum();

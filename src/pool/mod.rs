@@ -77,7 +77,11 @@ use worker::WorkerThread;
 /// U for T), which no scheduler could finish.
 ///
 /// * [`join`](ThreadPool::join) and [`scope`](ThreadPool::scope) wait only
-///   for work they started, and run the pool's other jobs meanwhile.
+///   for work they started, and run the pool's other jobs meanwhile (as
+///   rayon's do). A job so run that joins a handle whose task waits, even
+///   through other tasks, for the task running that `join` or `scope`
+///   cannot finish: such a task waits for its own caller. Prefer
+///   [`JoinHandle::then`] there.
 /// * [`JoinHandle::join`] on a worker of the task's pool runs the task
 ///   right there if nobody has started it yet, as a call would; otherwise
 ///   the worker parks while a spare thread stands in for it, so the pool
