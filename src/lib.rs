@@ -30,6 +30,10 @@ pub use pool::{
     block_in_place, current_worker_index, BuildError, Builder, JoinHandle, Priority, Scope, Stats,
     ThreadPool, Topology, TopologyError, WorkerStats,
 };
+// The free functions on the current pool; compiled out under the model
+// checkers, where a process-wide pool would outlive each execution.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub use pool::{current_num_threads, current_thread_index, join, scope, spawn};
 
 /// What the models observe beyond the public API: counts kept only in the
 /// `loom` and `shuttle` builds.

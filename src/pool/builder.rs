@@ -343,7 +343,7 @@ impl Builder {
     }
 }
 
-/// Why [`Builder::build`] failed.
+/// Why [`Builder::build`] or [`Builder::build_global`] failed.
 #[derive(Debug)]
 pub struct BuildError(ErrorKind);
 
@@ -352,6 +352,14 @@ enum ErrorKind {
     TooManyThreads(usize),
     ThreadName { index: usize, name: String },
     Spawn(io::Error),
+    GlobalExists,
+}
+
+impl BuildError {
+    /// For [`Builder::build_global`] when the global pool exists already.
+    pub(super) fn global_exists() -> BuildError {
+        BuildError(ErrorKind::GlobalExists)
+    }
 }
 
 impl fmt::Display for BuildError {
@@ -367,6 +375,7 @@ impl fmt::Display for BuildError {
                 write!(f, "the name of worker {index} contains a NUL byte: {name:?}")
             }
             ErrorKind::Spawn(error) => write!(f, "could not spawn a worker thread: {error}"),
+            ErrorKind::GlobalExists => write!(f, "the global pool was already built"),
         }
     }
 }
@@ -374,7 +383,7 @@ impl fmt::Display for BuildError {
 impl error::Error for BuildError {
     fn source(&self) -> Option<&(dyn error::Error + 'static)> {
         match &self.0 {
-            ErrorKind::TooManyThreads(_) | ErrorKind::ThreadName { .. } => None,
+            ErrorKind::TooManyThreads(_) | ErrorKind::ThreadName { .. } | ErrorKind::GlobalExists => None,
             ErrorKind::Spawn(error) => Some(error),
         }
     }

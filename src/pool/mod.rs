@@ -11,6 +11,8 @@ mod attention;
 mod blocking;
 mod builder;
 mod continuation;
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+mod global;
 mod handle;
 mod injector;
 mod injector_ordering;
@@ -30,6 +32,8 @@ mod worker;
 
 pub use blocking::block_in_place;
 pub use builder::{BuildError, Builder};
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub use global::{current_num_threads, current_thread_index, join, scope, spawn};
 pub use handle::JoinHandle;
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 #[doc(hidden)]
