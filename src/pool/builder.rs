@@ -352,9 +352,12 @@ enum ErrorKind {
     TooManyThreads(usize),
     ThreadName { index: usize, name: String },
     Spawn(io::Error),
+    // Only the global pool, compiled out under the model checkers, makes it.
+    #[cfg_attr(any(feature = "loom", feature = "shuttle"), allow(dead_code))]
     GlobalExists,
 }
 
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 impl BuildError {
     /// For [`Builder::build_global`] when the global pool exists already.
     pub(super) fn global_exists() -> BuildError {
