@@ -350,7 +350,10 @@ pub struct BuildError(ErrorKind);
 #[derive(Debug)]
 enum ErrorKind {
     TooManyThreads(usize),
-    ThreadName { index: usize, name: String },
+    ThreadName {
+        index: usize,
+        name: String,
+    },
     Spawn(io::Error),
     // Only the global pool, compiled out under the model checkers, makes it.
     #[cfg_attr(any(feature = "loom", feature = "shuttle"), allow(dead_code))]
