@@ -86,6 +86,7 @@ impl WorkerCounters {
 
 /// One worker's share of [`Stats`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WorkerStats {
     /// Tasks (`spawn`, `submit`, `Scope::spawn`) this worker ran.
     pub tasks_executed: u64,
@@ -133,6 +134,7 @@ pub struct WorkerStats {
 /// assert_eq!(stats.per_worker.len(), 2);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stats {
     /// Tasks (`spawn`, `submit`, `Scope::spawn`) run, over all workers.
     pub tasks_executed: u64,
