@@ -197,7 +197,7 @@ impl Builder {
     /// Lets a worker's [`join`](crate::ThreadPool::join) run both closures
     /// one after the other, as a plain call would, when `n` of its halves
     /// already wait where other workers can take them and no worker sleeps
-    /// or asks for work (F6 in `proofs/fork.md`). Default: no limit, every
+    /// or asks for work (`proofs/fork.md`). Default: no limit, every
     /// half is published.
     ///
     /// Publishing a half (its slot, the deque's `bottom`, and taking it
