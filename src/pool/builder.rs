@@ -72,12 +72,27 @@ impl Builder {
     /// The number of worker threads; `0` (the default) means one per CPU
     /// of the [`topology`](Builder::topology) when one is given, otherwise
     /// one per available core ([`std::thread::available_parallelism`]).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder().num_threads(3).build().unwrap();
+    /// assert_eq!(pool.num_workers(), 3);
+    /// ```
     pub fn num_threads(mut self, num_threads: usize) -> Self {
         self.num_threads = num_threads;
         self
     }
 
     /// Names worker `i` `name(i)` (default: `stealpool-worker-i`).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(1)
+    ///     .thread_name(|i| format!("io-{i}"))
+    ///     .build()
+    ///     .unwrap();
+    /// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
+    /// assert_eq!(name.as_deref(), Some("io-0"));
+    /// ```
     pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(name));
         self
@@ -85,6 +100,12 @@ impl Builder {
 
     /// The stack size of each worker thread, in bytes (default: the
     /// platform's default for spawned threads).
+    ///
+    /// ```
+    /// // Deep recursion on the workers: 16 MiB each.
+    /// let pool = stealpool::ThreadPool::builder().stack_size(16 << 20).build().unwrap();
+    /// assert_eq!(pool.install(|| 2 + 2), 4);
+    /// ```
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
         self
@@ -94,6 +115,26 @@ impl Builder {
     /// task, on the worker that ran it. The default prints the message on
     /// stderr. Either way the panic is counted in [`ThreadPool::stats`] and
     /// the worker goes on.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::sync::Mutex;
+    ///
+    /// let (sender, receiver) = mpsc::channel();
+    /// let sender = Mutex::new(sender);
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(1)
+    ///     .panic_handler(move |payload| {
+    ///         let message = payload.downcast_ref::<&str>().copied().unwrap_or("?");
+    ///         sender.lock().unwrap().send(message.to_owned()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.spawn(|| panic!("task failed"));
+    /// assert_eq!(receiver.recv().unwrap(), "task failed");
+    /// pool.wait_all();
+    /// assert_eq!(pool.stats().panicked, 1);
+    /// ```
     pub fn panic_handler(mut self, handler: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static) -> Self {
         self.panic_handler = Some(Box::new(handler));
         self
@@ -343,7 +384,13 @@ impl Builder {
     }
 }
 
-/// Why [`Builder::build`] or [`Builder::build_global`] failed.
+/// Why [`Builder::build`] or [`Builder::build_global`] failed; its
+/// `Display` says what happened.
+///
+/// ```
+/// let error = stealpool::ThreadPool::builder().num_threads(100_000).build().unwrap_err();
+/// assert!(error.to_string().contains("at most"));
+/// ```
 #[derive(Debug)]
 pub struct BuildError(ErrorKind);
 

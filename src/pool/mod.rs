@@ -141,6 +141,11 @@ impl ThreadPool {
 
     /// A [`Builder`] to configure threads, names, stack size and the panic
     /// handler.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.num_workers(), 2);
+    /// ```
     pub fn builder() -> Builder {
         Builder::default()
     }
@@ -419,17 +424,37 @@ impl ThreadPool {
     }
 
     /// The number of worker threads.
+    ///
+    /// ```
+    /// assert_eq!(stealpool::ThreadPool::new(3).num_workers(), 3);
+    /// ```
     pub fn num_workers(&self) -> usize {
         self.registry.num_workers()
     }
 
     /// The number of tasks spawned or submitted that have not finished yet
     /// (queued or running); a snapshot.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let (sender, receiver) = std::sync::mpsc::channel::<()>();
+    /// pool.spawn(move || receiver.recv().unwrap()); // waits for the send
+    /// assert_eq!(pool.pending_tasks(), 1);
+    /// sender.send(()).unwrap();
+    /// pool.wait_all();
+    /// assert_eq!(pool.pending_tasks(), 0);
+    /// ```
     pub fn pending_tasks(&self) -> usize {
         self.registry.pending_tasks()
     }
 
     /// A snapshot of the pool's statistics (see [`Stats`]).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// pool.scope(|s| (0..10).for_each(|_| s.spawn(|_| {})));
+    /// assert_eq!(pool.stats().tasks_executed, 10);
+    /// ```
     pub fn stats(&self) -> Stats {
         self.registry.stats()
     }

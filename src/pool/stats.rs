@@ -85,6 +85,14 @@ impl WorkerCounters {
 }
 
 /// One worker's share of [`Stats`].
+///
+/// ```
+/// let pool = stealpool::ThreadPool::new(2);
+/// pool.scope(|s| (0..100).for_each(|_| s.spawn(|_| {})));
+/// let stats = pool.stats();
+/// let per_worker: u64 = stats.per_worker.iter().map(|w| w.tasks_executed).sum();
+/// assert_eq!(per_worker + stats.spares.tasks_executed, 100);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WorkerStats {
