@@ -157,6 +157,20 @@ impl ThreadPool {
     /// pool's injector. A panic in `f` goes to the panic handler (see
     /// [`Builder::panic_handler`]); the worker survives it.
     ///
+    /// `f` is `'static`, so it cannot borrow the pool; inside it, the free
+    /// functions [`join`](crate::join), [`scope`](crate::scope) and
+    /// [`spawn`](crate::spawn) run on this same pool, with no handle:
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let (sender, receiver) = std::sync::mpsc::channel();
+    /// pool.spawn(move || {
+    ///     let (a, b) = stealpool::join(|| 1 + 1, || 2 + 2);
+    ///     sender.send(a + b).unwrap();
+    /// });
+    /// assert_eq!(receiver.recv().unwrap(), 6);
+    /// ```
+    ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
     /// use std::sync::Arc;
