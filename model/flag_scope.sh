@@ -17,7 +17,9 @@ stealpool_rustc() {
     grep -E "Running .*rustc.* --crate-name stealpool .*--crate-type lib" || true
 }
 
-# A target directory of its own, so that stealpool is compiled, not fresh.
+# A target directory of its own, cleaned of stealpool, so that stealpool is
+# compiled, not fresh.
+CARGO_TARGET_DIR=$DIR/primary cargo clean -p stealpool -q 2>/dev/null || true
 mkdir -p "$DIR/src"
 here=$(CARGO_TARGET_DIR=$DIR/primary STEALPOOL_WEAKEN=steal_cas timeout "$TIMEOUT" cargo build -v --lib 2>&1 | tee "$ROOT/$DIR/primary.log" | stealpool_rustc)
 if ! grep -qF "$FLAG" <<<"$here"; then
