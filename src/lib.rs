@@ -1,18 +1,4 @@
-//! A work-stealing thread pool on a model-checked Chase-Lev deque.
-//!
-//! * [`ThreadPool`]: per-worker deques, a global injector, random stealing,
-//!   parking with no lost wake-up; `spawn`, `submit` (a [`JoinHandle`] that
-//!   blocks or is a `Future`), fork-join [`join`](ThreadPool::join),
-//!   borrowing [`scope`](ThreadPool::scope), `wait_all`, statistics;
-//!   task graphs with no thread blocked ([`JoinHandle::then`],
-//!   [`JoinHandle::zip`], [`ThreadPool::when_all`]) and [`Priority`].
-//! * [`deque`]: the lock-free Chase-Lev deque ([`deque::Worker`],
-//!   [`deque::Stealer`], [`deque::Steal`]), growable, with no data race even
-//!   in the Rust abstract machine.
-//!
-//! Every lock-free part is written against one sync facade that switches
-//! between `std`, `loom` and `shuttle`, so the code you run is the code that is
-//! model-checked. The argument for every memory ordering is in `proofs/`.
+#![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 // Doc examples run on real threads: under a model checker, rustdoc collects
 // none, so `cargo test --features loom` runs only the model harnesses.
@@ -30,6 +16,10 @@ pub use pool::{
     block_in_place, current_worker_index, BuildError, Builder, JoinHandle, Priority, Scope, Stats,
     ThreadPool, Topology, TopologyError, WorkerStats,
 };
+// The free functions on the current pool; compiled out under the model
+// checkers, where a process-wide pool would outlive each execution.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub use pool::{current_num_threads, current_thread_index, join, scope, spawn};
 
 /// What the models observe beyond the public API: counts kept only in the
 /// `loom` and `shuttle` builds.

@@ -1,5 +1,6 @@
 //! Parallel loops and reductions: [`for_each`](ThreadPool::for_each),
 //! [`for_each_range`](ThreadPool::for_each_range),
+//! [`for_each_chunk`](ThreadPool::for_each_chunk),
 //! [`for_each_chunk_mut`](ThreadPool::for_each_chunk_mut) and
 //! [`reduce`](ThreadPool::reduce), all cut up by the same adaptive splitting
 //! (`reduce_pieces`, `chunk_pieces`, `right_splits`).
@@ -152,6 +153,41 @@ impl ThreadPool {
         }
         let splits = self.num_workers();
         self.install(|| self.chunk_pieces(v, 0, chunk_len, splits, &f));
+    }
+
+    /// Calls `f(i, chunk)` for every `chunk_len`-long chunk of `v` (the
+    /// last may be shorter), `i` being the chunk's index, in parallel: the
+    /// read-only [`for_each_chunk_mut`](ThreadPool::for_each_chunk_mut).
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_len` is 0, as [`slice::chunks`] does.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    ///
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let samples: Vec<u64> = (0..1_000).collect();
+    /// let maxima: Vec<AtomicU64> = (0..10).map(|_| AtomicU64::new(0)).collect();
+    /// pool.for_each_chunk(&samples, 100, |i, chunk| {
+    ///     maxima[i].store(*chunk.iter().max().unwrap(), Ordering::Relaxed);
+    /// });
+    /// assert_eq!(maxima[3].load(Ordering::Relaxed), 399);
+    /// ```
+    pub fn for_each_chunk<T, F>(&self, v: &[T], chunk_len: usize, f: F)
+    where
+        T: Sync,
+        F: Fn(usize, &[T]) + Sync,
+    {
+        assert!(chunk_len > 0, "for_each_chunk: chunk_len must be positive");
+        let chunks = v.len().div_ceil(chunk_len);
+        self.for_each_range(0..chunks, |piece| {
+            let start = piece.start * chunk_len;
+            let end = (piece.end * chunk_len).min(v.len());
+            for (i, chunk) in v[start..end].chunks(chunk_len).enumerate() {
+                f(piece.start + i, chunk);
+            }
+        });
     }
 
     /// [`reduce_pieces`](ThreadPool::reduce_pieces) over the chunks of a

@@ -2,6 +2,7 @@
 //! [`join`](ThreadPool::join) alone.
 //!
 //! * [`for_each`](ThreadPool::for_each), [`for_each_range`](ThreadPool::for_each_range),
+//!   [`for_each_chunk`](ThreadPool::for_each_chunk),
 //!   [`for_each_chunk_mut`](ThreadPool::for_each_chunk_mut) and
 //!   [`reduce`](ThreadPool::reduce) split an index range in halves with
 //!   *adaptive* splitting: a range is cut into about two pieces per worker,

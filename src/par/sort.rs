@@ -28,6 +28,13 @@ impl ThreadPool {
     /// If `Ord` panics, the panic is re-raised here and `v` holds its
     /// elements in some order, none lost or duplicated.
     ///
+    /// `T` must be `Sync`, where rayon's `par_sort_unstable` asks only
+    /// `Send`: the partition of a long slice is itself parallel, so two
+    /// workers compare against the same pivot at once, and the halves of
+    /// a split compare against the same bound. For elements that are
+    /// `Send` but not `Sync` (a `Cell` in them), [`sort`](ThreadPool::sort)
+    /// asks only `Send`.
+    ///
     /// ```
     /// let pool = stealpool::ThreadPool::new(2);
     /// let mut v: Vec<u32> = (0..100_000).map(|i| i * 7919 % 100_003).collect();

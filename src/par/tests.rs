@@ -89,6 +89,26 @@ fn for_each_chunk_mut_hands_out_each_chunk_once_with_its_index() {
 }
 
 #[test]
+fn for_each_chunk_hands_out_each_chunk_once_with_its_index() {
+    let pool = ThreadPool::new(2);
+    for (len, chunk) in [(0, 3), (1, 3), (10, 3), (12, 3), (10_000, 7), (5, 100)] {
+        let v: Vec<usize> = (0..len).collect();
+        let seen: Vec<AtomicUsize> = (0..len).map(|_| AtomicUsize::new(usize::MAX)).collect();
+        pool.for_each_chunk(&v, chunk, |i, c| {
+            assert!(c.len() == chunk || (i + 1) * chunk >= len);
+            assert_eq!(c[0], i * chunk, "chunk {i} starts where it should");
+            for &j in c {
+                let before = seen[j].swap(i, AtomicOrdering::Relaxed);
+                assert_eq!(before, usize::MAX, "element {j} handed out twice");
+            }
+        });
+        let seen: Vec<usize> = seen.iter().map(|s| s.load(AtomicOrdering::Relaxed)).collect();
+        let expected: Vec<usize> = (0..len).map(|j| j / chunk).collect();
+        assert!(seen == expected, "len {len}, chunk {chunk}");
+    }
+}
+
+#[test]
 fn an_unbalanced_loop_is_split_where_it_is_stolen() {
     // All the work is in the last indices: adaptive splitting must cut
     // that part finer than the initial two pieces per worker.

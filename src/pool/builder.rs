@@ -72,12 +72,27 @@ impl Builder {
     /// The number of worker threads; `0` (the default) means one per CPU
     /// of the [`topology`](Builder::topology) when one is given, otherwise
     /// one per available core ([`std::thread::available_parallelism`]).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder().num_threads(3).build().unwrap();
+    /// assert_eq!(pool.num_workers(), 3);
+    /// ```
     pub fn num_threads(mut self, num_threads: usize) -> Self {
         self.num_threads = num_threads;
         self
     }
 
     /// Names worker `i` `name(i)` (default: `stealpool-worker-i`).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(1)
+    ///     .thread_name(|i| format!("io-{i}"))
+    ///     .build()
+    ///     .unwrap();
+    /// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
+    /// assert_eq!(name.as_deref(), Some("io-0"));
+    /// ```
     pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(name));
         self
@@ -85,6 +100,12 @@ impl Builder {
 
     /// The stack size of each worker thread, in bytes (default: the
     /// platform's default for spawned threads).
+    ///
+    /// ```
+    /// // Deep recursion on the workers: 16 MiB each.
+    /// let pool = stealpool::ThreadPool::builder().stack_size(16 << 20).build().unwrap();
+    /// assert_eq!(pool.install(|| 2 + 2), 4);
+    /// ```
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
         self
@@ -94,6 +115,26 @@ impl Builder {
     /// task, on the worker that ran it. The default prints the message on
     /// stderr. Either way the panic is counted in [`ThreadPool::stats`] and
     /// the worker goes on.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::sync::Mutex;
+    ///
+    /// let (sender, receiver) = mpsc::channel();
+    /// let sender = Mutex::new(sender);
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(1)
+    ///     .panic_handler(move |payload| {
+    ///         let message = payload.downcast_ref::<&str>().copied().unwrap_or("?");
+    ///         sender.lock().unwrap().send(message.to_owned()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.spawn(|| panic!("task failed"));
+    /// assert_eq!(receiver.recv().unwrap(), "task failed");
+    /// pool.wait_all();
+    /// assert_eq!(pool.stats().panicked, 1);
+    /// ```
     pub fn panic_handler(mut self, handler: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static) -> Self {
         self.panic_handler = Some(Box::new(handler));
         self
@@ -197,7 +238,7 @@ impl Builder {
     /// Lets a worker's [`join`](crate::ThreadPool::join) run both closures
     /// one after the other, as a plain call would, when `n` of its halves
     /// already wait where other workers can take them and no worker sleeps
-    /// or asks for work (F6 in `proofs/fork.md`). Default: no limit, every
+    /// or asks for work (`proofs/fork.md`). Default: no limit, every
     /// half is published.
     ///
     /// Publishing a half (its slot, the deque's `bottom`, and taking it
@@ -346,15 +387,35 @@ impl Builder {
     }
 }
 
-/// Why [`Builder::build`] failed.
+/// Why [`Builder::build`] or [`Builder::build_global`] failed; its
+/// `Display` says what happened.
+///
+/// ```
+/// let error = stealpool::ThreadPool::builder().num_threads(100_000).build().unwrap_err();
+/// assert!(error.to_string().contains("at most"));
+/// ```
 #[derive(Debug)]
 pub struct BuildError(ErrorKind);
 
 #[derive(Debug)]
 enum ErrorKind {
     TooManyThreads(usize),
-    ThreadName { index: usize, name: String },
+    ThreadName {
+        index: usize,
+        name: String,
+    },
     Spawn(io::Error),
+    // Only the global pool, compiled out under the model checkers, makes it.
+    #[cfg_attr(any(feature = "loom", feature = "shuttle"), allow(dead_code))]
+    GlobalExists,
+}
+
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+impl BuildError {
+    /// For [`Builder::build_global`] when the global pool exists already.
+    pub(super) fn global_exists() -> BuildError {
+        BuildError(ErrorKind::GlobalExists)
+    }
 }
 
 impl fmt::Display for BuildError {
@@ -370,6 +431,7 @@ impl fmt::Display for BuildError {
                 write!(f, "the name of worker {index} contains a NUL byte: {name:?}")
             }
             ErrorKind::Spawn(error) => write!(f, "could not spawn a worker thread: {error}"),
+            ErrorKind::GlobalExists => write!(f, "the global pool was already built"),
         }
     }
 }
@@ -377,7 +439,7 @@ impl fmt::Display for BuildError {
 impl error::Error for BuildError {
     fn source(&self) -> Option<&(dyn error::Error + 'static)> {
         match &self.0 {
-            ErrorKind::TooManyThreads(_) | ErrorKind::ThreadName { .. } => None,
+            ErrorKind::TooManyThreads(_) | ErrorKind::ThreadName { .. } | ErrorKind::GlobalExists => None,
             ErrorKind::Spawn(error) => Some(error),
         }
     }

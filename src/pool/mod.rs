@@ -12,6 +12,8 @@ mod blocking;
 mod builder;
 mod claim;
 mod continuation;
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+mod global;
 mod handle;
 mod injector;
 mod injector_ordering;
@@ -32,6 +34,8 @@ mod worker;
 pub use blocking::block_in_place;
 use blocking::Blocked;
 pub use builder::{BuildError, Builder};
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub use global::{current_num_threads, current_thread_index, join, scope, spawn};
 pub use handle::JoinHandle;
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 #[doc(hidden)]
@@ -155,6 +159,11 @@ impl ThreadPool {
 
     /// A [`Builder`] to configure threads, names, stack size and the panic
     /// handler.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.num_workers(), 2);
+    /// ```
     pub fn builder() -> Builder {
         Builder::default()
     }
@@ -165,6 +174,20 @@ impl ThreadPool {
     /// (where other workers may steal it); from any other thread, on the
     /// pool's injector. A panic in `f` goes to the panic handler (see
     /// [`Builder::panic_handler`]); the worker survives it.
+    ///
+    /// `f` is `'static`, so it cannot borrow the pool; inside it, the free
+    /// functions [`join`](crate::join), [`scope`](crate::scope) and
+    /// [`spawn`](crate::spawn) run on this same pool, with no handle:
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let (sender, receiver) = std::sync::mpsc::channel();
+    /// pool.spawn(move || {
+    ///     let (a, b) = stealpool::join(|| 1 + 1, || 2 + 2);
+    ///     sender.send(a + b).unwrap();
+    /// });
+    /// assert_eq!(receiver.recv().unwrap(), 6);
+    /// ```
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -448,17 +471,37 @@ impl ThreadPool {
     }
 
     /// The number of worker threads.
+    ///
+    /// ```
+    /// assert_eq!(stealpool::ThreadPool::new(3).num_workers(), 3);
+    /// ```
     pub fn num_workers(&self) -> usize {
         self.registry.num_workers()
     }
 
     /// The number of tasks spawned or submitted that have not finished yet
     /// (queued or running); a snapshot.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let (sender, receiver) = std::sync::mpsc::channel::<()>();
+    /// pool.spawn(move || receiver.recv().unwrap()); // waits for the send
+    /// assert_eq!(pool.pending_tasks(), 1);
+    /// sender.send(()).unwrap();
+    /// pool.wait_all();
+    /// assert_eq!(pool.pending_tasks(), 0);
+    /// ```
     pub fn pending_tasks(&self) -> usize {
         self.registry.pending_tasks()
     }
 
     /// A snapshot of the pool's statistics (see [`Stats`]).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// pool.scope(|s| (0..10).for_each(|_| s.spawn(|_| {})));
+    /// assert_eq!(pool.stats().tasks_executed, 10);
+    /// ```
     pub fn stats(&self) -> Stats {
         self.registry.stats()
     }

@@ -85,7 +85,16 @@ impl WorkerCounters {
 }
 
 /// One worker's share of [`Stats`].
+///
+/// ```
+/// let pool = stealpool::ThreadPool::new(2);
+/// pool.scope(|s| (0..100).for_each(|_| s.spawn(|_| {})));
+/// let stats = pool.stats();
+/// let per_worker: u64 = stats.per_worker.iter().map(|w| w.tasks_executed).sum();
+/// assert_eq!(per_worker + stats.spares.tasks_executed, 100);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WorkerStats {
     /// Tasks (`spawn`, `submit`, `Scope::spawn`) this worker ran.
     pub tasks_executed: u64,
@@ -133,6 +142,7 @@ pub struct WorkerStats {
 /// assert_eq!(stats.per_worker.len(), 2);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stats {
     /// Tasks (`spawn`, `submit`, `Scope::spawn`) run, over all workers.
     pub tasks_executed: u64,
