@@ -2,7 +2,7 @@
 # The whole verification gauntlet in one command, with a summary table.
 #
 #   model/verify.sh            everything, with the bounds CI uses
-#   model/verify.sh STEP...    only these steps (fmt clippy test pinned stack loom
+#   model/verify.sh STEP...    only these steps (fmt clippy flags msrv test pinned stack loom
 #                              shuttle lin fuzz miri tsan mutants_smoke mutants)
 #
 # Each step runs under `timeout`, logs to target/verify/STEP.log, and adds a
@@ -207,6 +207,21 @@ step_tsan() {
         cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu --no-fail-fast "${tests[@]}"
 }
 
+step_flags() {
+    # Bug and weakening flags reach stealpool's own builds only, never a
+    # dependent's (build.rs; model/flag_scope.sh builds one in target/).
+    run flags 900 "flags stay out of dependents" "flag_scope.sh" -- model/flag_scope.sh
+}
+
+step_msrv() {
+    # The library builds on the rust-version Cargo.toml declares (the
+    # tests' dev-dependencies need newer ones).
+    local msrv
+    msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+    run msrv 900 "library builds on rust $msrv" "cargo +$msrv check" -- \
+        env CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check --lib
+}
+
 step_pinned() {
     # rayon-core's `panic_b_still_executes` on a pool of one worker per
     # CPU, with the process pinned to one CPU: nobody can steal `b`.
@@ -236,7 +251,7 @@ step_mutants_smoke() {
 }
 
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy test pinned stack loom shuttle lin fuzz miri tsan mutants_smoke)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv test pinned stack loom shuttle lin fuzz miri tsan mutants_smoke)
 
 printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
 printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"
