@@ -23,10 +23,10 @@ const LEVELS: [Priority; 4] = [
 
 /// How many tasks of level `high` one worker runs in a row while a task of
 /// the lower level `low` waits (`Priority::run_ahead`, V5 in
-/// `proofs/priority.md`): 8 for adjacent levels, 16 two apart, 64 three
+/// `proofs/priority.md`): 8 for adjacent levels, 16 two apart, 32 three
 /// apart.
 fn run_ahead(high: Priority, low: Priority) -> usize {
-    [8, 16, 64][high as usize - low as usize - 1]
+    [8, 16, 32][high as usize - low as usize - 1]
 }
 
 /// Occupies `pool`'s only worker until the returned sender is used: the
@@ -105,7 +105,7 @@ fn submitted_tasks_follow_the_same_order() {
 
 /// One worker flooded with `Critical` tasks that respawn themselves until
 /// every `Low` task has run: the `k`-th `Low` task starts after at most
-/// `k * 64` `Critical` tasks (V5's bound on one worker, exact: every task
+/// `k * 32` `Critical` tasks (V5's bound on one worker, exact: every task
 /// either is `Critical` or is the `Low` task the count makes due).
 #[test]
 fn low_tasks_are_served_within_the_bound_under_a_critical_flood() {
@@ -559,7 +559,7 @@ fn a_normal_stream_keeps_order_after_a_low_task() {
 
 /// V5's share by distance: ten `Critical` tasks queued together by a task
 /// run together, ahead of a `Normal` and a `Low` task queued before them
-/// (`Critical` may run 16 in a row over `Normal`, 64 over `Low`).
+/// (`Critical` may run 16 in a row over `Normal`, 32 over `Low`).
 #[test]
 fn a_burst_of_critical_tasks_runs_together() {
     let pool = Arc::new(ThreadPool::new(1));

@@ -36,14 +36,14 @@ use crossbeam_utils::CachePadded;
 ///   for each level, a count of the more urgent tasks it ran while tasks
 ///   of that level waited. One worker runs at most 8 tasks of a level in a
 ///   row ahead of a waiting task one level below, 16 two levels below
-///   (`High` over `Low`, `Critical` over `Normal`) and 64 three below
+///   (`High` over `Low`, `Critical` over `Normal`) and 32 three below
 ///   (`Critical` over `Low`); mixed runs are weighed by the same measure
-///   (a `Critical` task counts 1/64 of `Low`'s share, a `Normal` one 1/8).
+///   (a `Critical` task counts 1/32 of `Low`'s share, a `Normal` one 1/8).
 ///   Then that worker runs a task of the waiting level (the lowest such
 ///   level first) and the count starts again. So a burst of up to 8
 ///   urgent tasks queued together runs ahead of every queued task of a
 ///   lower level, and however many more urgent tasks keep arriving, a
-///   waiting level gets one task in 9, 17 or 65 of a busy worker's, by
+///   waiting level gets one task in 9, 17 or 33 of a busy worker's, by
 ///   distance. The argument and the exact bound are in
 ///   `proofs/priority.md` (V5).
 /// * **First in, first out per submitter, at every level.** Tasks of one
@@ -92,7 +92,7 @@ use crossbeam_utils::CachePadded;
 pub enum Priority {
     /// Background work: runs when nothing more urgent is ready, and at
     /// least once in every 9 tasks of a busy worker while some is queued
-    /// (65 under a flood of `Critical` tasks alone).
+    /// (33 under a flood of `Critical` tasks alone).
     Low,
     /// The priority of `spawn`, `submit` and continuations.
     #[default]
@@ -134,14 +134,16 @@ impl Priority {
     /// How many tasks of this level one worker runs in a row while a task
     /// of the lower level `lower` waits, before it runs that one (V5): 8
     /// for adjacent levels, 16 two levels apart (`High` over `Low`,
-    /// `Critical` over `Normal`), 64 three apart (`Critical` over `Low`).
+    /// `Critical` over `Normal`), 32 three apart (`Critical` over `Low`):
+    /// doubling with each level between them (`proofs/priority.md`, V5,
+    /// for the measurements behind the numbers).
     /// A power of two dividing `SHARE`.
     #[inline]
     pub(crate) fn run_ahead(self, lower: Priority) -> u32 {
         match self as usize - lower as usize {
             1 => 8,
             2 => 16,
-            _ => 64,
+            _ => 32,
         }
     }
 
