@@ -11,10 +11,10 @@
 //! run. Each task records how long it waited before it started, and how
 //! many tasks of its own level submitted after it had started before it
 //! ("overtaken": 0 everywhere on one worker, where each level is FIFO per
-//! submitter, V7 in `proofs/priority.md`; with more workers, from tens to
-//! thousands from run to run, as two workers can each hold a run of one
-//! submitter's tasks and run them side by side: that file's
-//! Measurements). Then the same with the outside thread also keeping a
+//! submitter, V7 in `proofs/priority.md`; with more workers, tens to
+//! about a thousand from run to run, as a thief runs the oldest tasks it
+//! took side by side with the next ones of the worker it took them from:
+//! that file's Measurements). Then the same with the outside thread also keeping a
 //! flood of `Critical` tasks that respawn themselves, to show that `Low`
 //! still moves (V5's share). The numbers are reported, never asserted:
 //! they depend on the machine and its load.

@@ -63,7 +63,7 @@ fn priority_submit_vs_park_1_worker() {
     });
 }
 
-// Preemption bound 1, floor 1000 (3564 executions observed, 1.2 s; bound 2
+// Preemption bound 1, floor 1000 (4485 executions observed, 1.1 s; bound 2
 // explored 83621 in 21 s before V7, beyond the CI budget, and passed too).
 //
 // The same on two workers, one `High` task: at most one worker searches
@@ -179,7 +179,7 @@ fn priority_push_vs_steal() {
     });
 }
 
-// Preemption bound 3, floor 4000 (7992 executions observed, 2 s).
+// Preemption bound 3, floor 4000 (8883 executions observed, 1.3 s).
 //
 // FIFO per submitter from outside (V7, Q7): the caller queues three `Low`
 // tasks while the only worker searches, so the worker may take them one

@@ -50,8 +50,9 @@ use crossbeam_utils::CachePadded;
 ///   level queued by one thread start in the order it queued them: from
 ///   outside the pool, and, at `Low`, `High` and `Critical`, from inside
 ///   it too (each worker takes its oldest task of such a level first,
-///   tasks queued from outside go behind the ones it holds, and a thief
-///   takes the oldest). A level's turn under the rule above takes the
+///   tasks queued from outside go behind the ones it holds, in the deque
+///   of the worker that holds the most of the level, and a thief takes
+///   the oldest). A level's turn under the rule above takes the
 ///   oldest task of the level too, so it never reorders a level. With one
 ///   worker this is the order tasks start in; with several, each queue
 ///   hands a submitter's tasks out in order, and tasks taken by different

@@ -561,29 +561,44 @@ impl WorkerThread {
         }
     }
 
-    /// V7: this worker's deque of `level` (not `Normal`), oldest first,
-    /// after the jobs waiting in the level's injector were moved behind
-    /// the ones it holds, in the order they were queued (Q7): each of them
-    /// is newer than every job this worker took from that injector before
-    /// (Q5), and the deque keeps its jobs in the order they came in, so
-    /// each submitter's jobs come out in the order it queued them, from
-    /// outside or from this worker. Moving them first also means no job of
-    /// this worker's deque holds the injector back (a task that keeps
-    /// queueing its successor at its level queues it behind them).
+    /// V7: this worker's deque of `level` (not `Normal`), oldest first.
+    /// The jobs waiting in the level's injector are newer than every job
+    /// any worker took from it before (Q5); they are moved here, behind
+    /// the jobs this deque holds and in the order they were queued (Q7),
+    /// when no other worker's deque of the level is longer. A worker with
+    /// an empty deque steals the older jobs of another first, so that one
+    /// submitter's jobs gather in one deque, oldest first, and thieves
+    /// take them from its old end, rather than two workers holding runs
+    /// of them from different batches side by side. The longest deque's
+    /// owner moves the injector's jobs at each take, so no job of a deque
+    /// (a task that keeps queueing its successor at its level) holds the
+    /// injector back. Each submitter's jobs come out of every queue in the
+    /// order it queued them, from outside or from a task on this worker.
     /// Nothing if the level was never used (V1).
     fn take_own_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
         let slot = level.slot().filter(|&slot| used.has(slot))?;
         let deque = &self.levels[slot];
         let injector = &self.registry.priority.level(slot).injector;
-        // D12: exact for the owner, as only it pushes.
-        if deque.is_empty() {
-            // The batch's oldest runs now, the others queue behind it.
-            let job = injector.pop_batch_in_order(deque)?;
-            self.announce_local_work(deque);
-            return Some(job);
-        }
-        if injector.append_in_order(deque) {
-            self.announce_local_work(deque);
+        // Q4: a relaxed look first.
+        if !injector.is_empty() {
+            // D12: exact for our own deque (only we push), relaxed
+            // snapshots of the others'.
+            let mine = deque.len();
+            let longest = self.longest_other(slot);
+            if mine == 0 {
+                if longest > 0 {
+                    if let Some(job) = self.steal_level(used, level) {
+                        return Some(job);
+                    }
+                }
+                // The batch's oldest runs now, the others queue behind it.
+                let job = injector.pop_batch_in_order(deque)?;
+                self.announce_local_work(deque);
+                return Some(job);
+            }
+            if mine >= longest && injector.append_in_order(deque) {
+                self.announce_local_work(deque);
+            }
         }
         if cfg!(stealpool_bug = "level_newest_first") {
             // The owner takes its newest job of the level, as `Normal`'s
@@ -591,6 +606,19 @@ impl WorkerThread {
             return deque.pop();
         }
         self.take_own_oldest(slot)
+    }
+
+    /// The most jobs another worker's deque of the level in `slot` holds
+    /// (D12: relaxed snapshots).
+    fn longest_other(&self, slot: usize) -> usize {
+        let stealers = self.registry.in_use(&self.registry.priority.level(slot).stealers);
+        stealers
+            .iter()
+            .enumerate()
+            .filter(|&(victim, _)| victim != self.index)
+            .map(|(_, stealer)| stealer.len())
+            .max()
+            .unwrap_or(0)
     }
 
     /// Steals at `level` (not `Normal`) into this worker's deque of the
