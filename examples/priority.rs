@@ -8,11 +8,16 @@
 //! One thread outside the pool submits `--tasks` tasks as fast as it can,
 //! each a busy loop of about `--work-us` microseconds, at a level drawn at
 //! random (a quarter each), so the queues grow far beyond what the workers
-//! run. Each task records how long it waited before it started. Then the
-//! same with the outside thread also keeping a flood of `Critical` tasks
-//! that respawn themselves, to show that `Low` still moves (at least one
-//! task in 9 per worker, `proofs/priority.md`, V5). The numbers are
-//! reported, never asserted: they depend on the machine and its load.
+//! run. Each task records how long it waited before it started, and how
+//! many tasks of its own level submitted after it had started before it
+//! ("overtaken": 0 everywhere on one worker, where each level is FIFO per
+//! submitter, V7 in `proofs/priority.md`; with more workers, tens to
+//! about a thousand from run to run, as a thief runs the oldest tasks it
+//! took side by side with the next ones of the worker it took them from:
+//! that file's Measurements). Then the same with the outside thread also keeping a
+//! flood of `Critical` tasks that respawn themselves, to show that `Low`
+//! still moves (V5's share). The numbers are reported, never asserted:
+//! they depend on the machine and its load.
 
 #[path = "common/cli.rs"]
 mod cli;
@@ -30,8 +35,9 @@ const LEVELS: [Priority; 4] = [
     Priority::Critical,
 ];
 
-/// Waits per level, in microseconds.
-type Waits = Arc<[Mutex<Vec<u64>>; 4]>;
+/// Per level, in the order the tasks started: (submission number within
+/// the level, wait in microseconds).
+type Waits = Arc<[Mutex<Vec<(usize, u64)>>; 4]>;
 
 /// Spins for about `duration`.
 fn busy(duration: Duration) {
@@ -43,6 +49,7 @@ fn busy(duration: Duration) {
 
 /// A task that records how long it waited, then works.
 fn task(
+    number: usize,
     submitted: Instant,
     priority: Priority,
     waits: &Waits,
@@ -51,9 +58,34 @@ fn task(
     let waits = waits.clone();
     move || {
         let waited = submitted.elapsed().as_micros() as u64;
-        waits[priority as usize].lock().unwrap().push(waited);
+        waits[priority as usize].lock().unwrap().push((number, waited));
         busy(work);
     }
+}
+
+/// For tasks numbered `0..n` in the order they started: the most tasks
+/// submitted after one of them that started before it (a Fenwick tree
+/// over the numbers started so far).
+fn most_overtaken(started: &[usize]) -> usize {
+    let n = started.len();
+    let mut tree = vec![0usize; n + 1];
+    let mut most = 0;
+    for (seen, &number) in started.iter().enumerate() {
+        // How many of the `seen` started so far have a number <= `number`.
+        let mut below = 0;
+        let mut i = number + 1;
+        while i > 0 {
+            below += tree[i];
+            i &= i - 1;
+        }
+        most = most.max(seen - below);
+        let mut i = number + 1;
+        while i <= n {
+            tree[i] += 1;
+            i += i & i.wrapping_neg();
+        }
+    }
+    most
 }
 
 /// `Critical` tasks that respawn themselves while `flooding` holds.
@@ -81,13 +113,16 @@ fn run(name: &str, threads: usize, tasks: usize, work: Duration, flood_tasks: us
         pool.spawn_with_priority(Priority::Critical, move || flood(inner, flooding, work));
     }
     let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut numbers = [0usize; 4];
     let start = Instant::now();
     for _ in 0..tasks {
         rng ^= rng << 13;
         rng ^= rng >> 7;
         rng ^= rng << 17;
         let priority = LEVELS[(rng % 4) as usize];
-        pool.spawn_with_priority(priority, task(Instant::now(), priority, &waits, work));
+        let number = numbers[priority as usize];
+        numbers[priority as usize] += 1;
+        pool.spawn_with_priority(priority, task(number, Instant::now(), priority, &waits, work));
     }
     // The flood stops once every submitted task has run.
     while waits.iter().map(|w| w.lock().unwrap().len()).sum::<usize>() < tasks {
@@ -98,16 +133,21 @@ fn run(name: &str, threads: usize, tasks: usize, work: Duration, flood_tasks: us
     let elapsed = start.elapsed();
     let stats = pool.stats();
     println!("{name}: {tasks} tasks of {work:?} on {threads} workers, {elapsed:.2?}");
-    println!("  level     tasks   wait p50      wait p99      (tasks run at the level, flood included)");
+    println!(
+        "  level     tasks   wait p50      wait p99      overtaken  (tasks run at the level, flood included)"
+    );
     for priority in LEVELS {
-        let mut level = waits[priority as usize].lock().unwrap().clone();
+        let started = waits[priority as usize].lock().unwrap().clone();
+        let order: Vec<usize> = started.iter().map(|&(number, _)| number).collect();
+        let mut level: Vec<u64> = started.iter().map(|&(_, waited)| waited).collect();
         level.sort_unstable();
         println!(
-            "  {:<8} {:>6}   {:>9} µs  {:>9} µs  ({})",
+            "  {:<8} {:>6}   {:>9} µs  {:>9} µs  {:>9}  ({})",
             format!("{priority:?}"),
             level.len(),
             percentile(&level, 0.5),
             percentile(&level, 0.99),
+            most_overtaken(&order),
             stats.tasks_executed_at(priority)
         );
     }

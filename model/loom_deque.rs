@@ -583,3 +583,41 @@ fn owner_biased_pop_oldest_vs_steal() {
         assert_exactly_once(&pushed, out);
     });
 }
+
+// Preemption bound 5, floor 480 (996 executions observed, 0.1 s).
+//
+// A symmetric deque taken as a FIFO, as a worker takes its deque of a
+// priority level (V7 in `proofs/priority.md`): the owner takes its oldest
+// element (`pop_oldest`, D17: a CAS on `top`, no fence), pushes (growing
+// the buffer), takes its oldest again, while a thief steals the same end
+// (D5-D9). Each element comes out exactly once, and each taker gets its
+// elements oldest first.
+#[test]
+fn pop_oldest_vs_steal() {
+    explore("pop_oldest_vs_steal", 5, 480, || {
+        let pushed = [1, 2, 3];
+        let worker = Worker::with_capacity(2);
+        worker.push(1);
+        worker.push(2);
+        let stealer = worker.stealer();
+        let thief = thread::spawn(move || {
+            let mut got = Vec::new();
+            take(&mut got, steal(&stealer), &[1, 2, 3]);
+            take(&mut got, steal(&stealer), &[1, 2, 3]);
+            got
+        });
+        let mut out: Vec<usize> = Vec::new();
+        out.extend(worker.pop_oldest());
+        worker.push(3);
+        out.extend(worker.pop_oldest());
+        let stolen = thief.join().unwrap();
+        while let Some(value) = worker.pop_oldest() {
+            out.push(value);
+        }
+        assert!(out.is_sorted(), "the owner took {out:?}, not oldest first");
+        assert!(stolen.is_sorted(), "the thief took {stolen:?}, not oldest first");
+        out.extend(stolen);
+        drain(&worker, &mut out);
+        assert_exactly_once(&pushed, out);
+    });
+}

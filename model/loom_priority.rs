@@ -14,7 +14,10 @@
 //!   `priority_push_vs_steal` deadlocks;
 //! * **every task runs exactly once**, counted after the pool's drop;
 //! * **order**: with both tasks queued before the worker searches, the
-//!   `High` one runs first (V3);
+//!   `High` one runs first (V3); each submitter's tasks of a level run in
+//!   the order queued, also when V5's turn takes one (V7, Q7); the bug
+//!   flags `batch_newest_first`, `level_newest_first` and
+//!   `overdue_newest` break that;
 //! * **leaks**: loom checks that every `Arc` was freed and every thread
 //!   ended.
 //!
@@ -35,7 +38,7 @@ use loom::sync::{Arc, Condvar, Mutex};
 use loom_run::explore;
 use stealpool::{Priority, ThreadPool};
 
-// Preemption bound 4, floor 10000 (21846 executions observed, 3 s).
+// Preemption bound 4, floor 10000 (22677 executions observed, 5 s).
 //
 // Submit vs park, one worker: the caller queues a `High` task (on the
 // `High` injector, after setting V1's flag) and a `Normal` one while the
@@ -60,8 +63,8 @@ fn priority_submit_vs_park_1_worker() {
     });
 }
 
-// Preemption bound 1, floor 1000 (2532 executions observed, 0.6 s; bound 2
-// explores 83621 in 21 s, beyond the CI budget, and passes too).
+// Preemption bound 1, floor 1000 (4485 executions observed, 1.1 s; bound 2
+// explored 83621 in 21 s before V7, beyond the CI budget, and passed too).
 //
 // The same on two workers, one `High` task: at most one worker searches
 // (S5), so the job may land on the `High` injector while one worker
@@ -147,8 +150,8 @@ fn priority_order_one_worker() {
     });
 }
 
-// Preemption bound 1, floor 1000 (2894 executions observed, 0.7 s; bound 2
-// explores 105294 in 35 s and passes too). With
+// Preemption bound 1, floor 1000 (4118 executions observed, 1.5 s; bound 2
+// explored 105294 in 35 s before V7 and passed too). With
 // `STEALPOOL_BUG=levels_unchecked` this model deadlocks.
 //
 // Priority push vs steal: a task queues a `High` task on its worker's own
@@ -173,5 +176,58 @@ fn priority_push_vs_steal() {
         });
         handle.join().unwrap();
         std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
+    });
+}
+
+// Preemption bound 3, floor 4000 (8883 executions observed, 1.3 s).
+//
+// FIFO per submitter from outside (V7, Q7): the caller queues three `Low`
+// tasks while the only worker searches, so the worker may take them one
+// at a time, or in batches of two or three, reversed in place (Q7) while
+// the caller still pushes; in every interleaving they run in the order
+// queued. With `STEALPOOL_BUG=batch_newest_first` a batch of two or more
+// runs newest first.
+#[test]
+fn priority_fifo_from_outside() {
+    explore("priority_fifo_from_outside", 3, 4000, || {
+        let pool = ThreadPool::new(1);
+        let order = Arc::new(Mutex::new(Vec::new()));
+        for i in 0..3 {
+            let order = order.clone();
+            pool.spawn_with_priority(Priority::Low, move || order.lock().unwrap().push(i));
+        }
+        drop(pool);
+        assert_eq!(*order.lock().unwrap(), [0, 1, 2], "Low tasks out of order");
+    });
+}
+
+// Preemption bound 4, floor 480 (968 executions observed, 0.3 s).
+//
+// FIFO per submitter from inside, and the share's turn (V5, V7): a task
+// on the only worker queues three `Low` tasks on its own `Low` deque, then
+// eight `Normal` ones. The `Normal` tasks run first, newest first (the
+// pool's order), each passing over `Low` by 8; after the eighth `Normal`
+// task taken (the spawner counts too) `Low`'s turn comes, and it must
+// take the oldest `Low` task, as every other take does: the `Low` tasks
+// run in the order queued. `STEALPOOL_BUG=level_newest_first` (the owner
+// pops its newest) and `overdue_newest` (the turn does) run `Low` 2 first.
+#[test]
+fn priority_fifo_within_a_level() {
+    explore("priority_fifo_within_a_level", 4, 480, || {
+        let pool = std::sync::Arc::new(ThreadPool::new(1));
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let (spawner, log) = (pool.clone(), order.clone());
+        let handle = pool.submit(move || {
+            for i in 0..3 {
+                let log = log.clone();
+                spawner.spawn_with_priority(Priority::Low, move || log.lock().unwrap().push(i));
+            }
+            for _ in 0..8 {
+                spawner.spawn(|| {});
+            }
+        });
+        handle.join().unwrap();
+        std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
+        assert_eq!(*order.lock().unwrap(), [0, 1, 2], "Low tasks out of order");
     });
 }

@@ -11,6 +11,13 @@
 //!   run exactly once before the drop returns (V6).
 //! * `order_one_worker`: 1 worker held at a gate while tasks at every level
 //!   are queued from outside: they run most urgent first (V3).
+//! * `fifo_one_worker`: 1 worker; the caller queues tasks at every level
+//!   while a task on the worker queues more at the levels with queues of
+//!   their own: each submitter's tasks of a level run in the order it
+//!   queued them (V7), whatever the interleaving and the share's turns.
+//! * `fifo_thief`: 2 workers; the worker holding a level's tasks (an
+//!   injector batch, or its own) is held, and the other runs them all,
+//!   stealing the oldest first: in the order queued (V7).
 //!
 //! Each test runs `shuttle::check_random` and then `shuttle::check_pct`
 //! (depth 3) for the iterations stated beside it, through `shuttle_run.rs`,
@@ -197,4 +204,165 @@ fn order_one_worker() {
         ];
         assert_eq!(*order.lock().unwrap(), expected);
     });
+}
+
+/// A gate a task waits at: `started` once the task is in, `open` to let
+/// it go on.
+struct Gate {
+    state: Mutex<(bool, bool)>,
+    changed: Condvar,
+}
+
+impl Gate {
+    fn new() -> Arc<Gate> {
+        Arc::new(Gate {
+            state: Mutex::new((false, false)),
+            changed: Condvar::new(),
+        })
+    }
+
+    /// In the task: say it started, wait until the gate opens.
+    fn hold(&self) {
+        let mut state = self.state.lock().unwrap();
+        state.0 = true;
+        self.changed.notify_all();
+        while !state.1 {
+            state = self.changed.wait(state).unwrap();
+        }
+    }
+
+    fn wait_started(&self) {
+        let mut state = self.state.lock().unwrap();
+        while !state.0 {
+            state = self.changed.wait(state).unwrap();
+        }
+    }
+
+    fn open(&self) {
+        self.state.lock().unwrap().1 = true;
+        self.changed.notify_all();
+    }
+}
+
+/// The start order of tasks: (submitter, level, number).
+type Log = Arc<Mutex<Vec<(usize, Priority, usize)>>>;
+
+/// Asserts that each submitter's tasks of each level started in the order
+/// it queued them.
+fn assert_fifo(log: &Log, submitters: usize) {
+    let log = log.lock().unwrap();
+    for submitter in 0..submitters {
+        for priority in LEVELS {
+            let numbers: Vec<usize> = log
+                .iter()
+                .filter(|&&(s, p, _)| s == submitter && p == priority)
+                .map(|&(_, _, n)| n)
+                .collect();
+            let mut sorted = numbers.clone();
+            sorted.sort_unstable();
+            assert_eq!(
+                numbers, sorted,
+                "submitter {submitter}, {priority:?}: out of order ({log:?})"
+            );
+        }
+    }
+}
+
+// 3000 random + 3000 PCT schedules (0.6 s each).
+#[test]
+fn fifo_one_worker() {
+    check("fifo_one_worker", 3000, || {
+        let pool = Arc::new(ThreadPool::new(1));
+        let log: Log = Arc::new(Mutex::new(Vec::new()));
+        // Submitter 1: a task on the worker, at the levels with queues of
+        // their own (`Normal`'s own tasks run newest first, the pool's order).
+        let (inner, inner_log) = (pool.clone(), log.clone());
+        pool.spawn(move || {
+            for n in 0..3 {
+                for priority in [Priority::Low, Priority::High, Priority::Critical] {
+                    let log = inner_log.clone();
+                    inner.spawn_with_priority(priority, move || log.lock().unwrap().push((1, priority, n)));
+                }
+            }
+        });
+        // Submitter 0: the caller, at every level, while the worker runs.
+        for n in 0..3 {
+            for priority in LEVELS {
+                let log = log.clone();
+                pool.spawn_with_priority(priority, move || log.lock().unwrap().push((0, priority, n)));
+            }
+        }
+        pool.wait_all();
+        assert_eq!(log.lock().unwrap().len(), 21, "a task ran twice or never");
+        assert_fifo(&log, 2);
+        Arc::try_unwrap(pool).ok().unwrap().shutdown();
+    });
+}
+
+// 1000 random + 1000 PCT schedules for each level and each source (0.2 s
+// each).
+#[test]
+fn fifo_thief() {
+    for priority in [Priority::Low, Priority::High, Priority::Critical] {
+        for from_inside in [false, true] {
+            let name = format!(
+                "fifo_thief_{priority:?}_{}",
+                if from_inside { "inside" } else { "outside" }
+            );
+            check(&name, 1000, move || {
+                let pool = Arc::new(ThreadPool::new(2));
+                let log: Log = Arc::new(Mutex::new(Vec::new()));
+                let done = Arc::new(AtomicUsize::new(0));
+                let rest = Gate::new();
+                // Worker X, the thief, held until the tasks are queued.
+                let thief = Gate::new();
+                let held = thief.clone();
+                pool.spawn(move || held.hold());
+                thief.wait_started();
+                let task = {
+                    let (log, done, rest) = (log.clone(), done.clone(), rest.clone());
+                    move |n: usize| {
+                        let (log, done, rest) = (log.clone(), done.clone(), rest.clone());
+                        move || {
+                            log.lock().unwrap().push((0, priority, n));
+                            if n == 0 {
+                                // The holder waits here until the thief ran
+                                // the others.
+                                rest.hold();
+                            } else if done.fetch_add(1, SeqCst) + 1 == 3 {
+                                rest.open();
+                            }
+                        }
+                    }
+                };
+                // Worker Y holds the tasks: it queues them on its own deque,
+                // or takes them from the injector as a batch, and runs task 0.
+                if from_inside {
+                    let inner = pool.clone();
+                    pool.spawn_with_priority(priority, move || {
+                        for n in 0..4 {
+                            inner.spawn_with_priority(priority, task(n));
+                        }
+                    });
+                    // The spawner ends; Y runs task 0 next (its oldest), or
+                    // X is still held: either way task 0 runs first on Y.
+                } else {
+                    let holder = Gate::new();
+                    let held = holder.clone();
+                    pool.spawn(move || held.hold());
+                    holder.wait_started();
+                    for n in 0..4 {
+                        pool.spawn_with_priority(priority, task(n));
+                    }
+                    holder.open();
+                }
+                rest.wait_started();
+                thief.open();
+                pool.wait_all();
+                let numbers: Vec<usize> = log.lock().unwrap().iter().map(|&(_, _, n)| n).collect();
+                assert_eq!(numbers, [0, 1, 2, 3], "the thief did not take the oldest first");
+                Arc::try_unwrap(pool).ok().unwrap().shutdown();
+            });
+        }
+    }
 }

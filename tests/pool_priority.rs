@@ -21,9 +21,13 @@ const LEVELS: [Priority; 4] = [
     Priority::Critical,
 ];
 
-/// Tasks a worker takes above a level that has work queued before it
-/// serves that level (`PASS_LIMIT`, V5 in `proofs/priority.md`).
-const PASS_LIMIT: usize = 8;
+/// How many tasks of level `high` one worker runs in a row while a task of
+/// the lower level `low` waits (`Priority::run_ahead`, V5 in
+/// `proofs/priority.md`): 8 for adjacent levels, 16 two apart, 32 three
+/// apart.
+fn run_ahead(high: Priority, low: Priority) -> usize {
+    [8, 16, 32][high as usize - low as usize - 1]
+}
 
 /// Occupies `pool`'s only worker until the returned sender is used: the
 /// task has started when this returns, so whatever is queued next waits
@@ -101,9 +105,8 @@ fn submitted_tasks_follow_the_same_order() {
 
 /// One worker flooded with `Critical` tasks that respawn themselves until
 /// every `Low` task has run: the `k`-th `Low` task starts after at most
-/// `k * PASS_LIMIT` `Critical` tasks (V5's bound on one worker, exact:
-/// every task either is `Critical` or is the `Low` task the count makes
-/// due).
+/// `k * 32` `Critical` tasks (V5's bound on one worker, exact: every task
+/// either is `Critical` or is the `Low` task the count makes due).
 #[test]
 fn low_tasks_are_served_within_the_bound_under_a_critical_flood() {
     let lows = scaled(64, 4);
@@ -138,16 +141,17 @@ fn low_tasks_are_served_within_the_bound_under_a_critical_flood() {
     pool.wait_all();
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), lows, "a Low task ran twice or never");
+    let limit = run_ahead(Priority::Critical, Priority::Low);
     for (k, &before) in seen.iter().enumerate() {
         assert!(
-            before <= (k + 1) * PASS_LIMIT,
+            before <= (k + 1) * limit,
             "Low task {} started after {before} Critical tasks, more than {} (all: {seen:?})",
             k + 1,
-            (k + 1) * PASS_LIMIT
+            (k + 1) * limit
         );
     }
     // The flood was real: Critical tasks ran between the Low ones.
-    assert!(criticals.load(SeqCst) >= lows * PASS_LIMIT);
+    assert!(criticals.load(SeqCst) >= lows * limit);
     assert_eq!(pool.stats().tasks_executed_at(Priority::Low), lows as u64);
 }
 
@@ -346,4 +350,268 @@ fn panics_in_priority_tasks_are_counted_and_handled() {
         .unwrap()
     }));
     assert!(outcome.is_err());
+}
+
+/// Runs one task at every level, so that the searches that follow are the
+/// per-level ones (V1): the order below must hold after other levels were
+/// used, not only in a fresh pool.
+fn use_every_level(pool: &ThreadPool) {
+    for priority in LEVELS {
+        pool.spawn_with_priority(priority, || {});
+    }
+    pool.wait_all();
+}
+
+/// Where each task of a test ran, in the order they started: (its number,
+/// the worker).
+type Starts = Arc<Mutex<Vec<(usize, usize)>>>;
+
+fn record(starts: &Starts, number: usize) {
+    let worker = stealpool::current_worker_index().unwrap();
+    starts.lock().unwrap().push((number, worker));
+}
+
+fn numbers(starts: &Starts) -> Vec<usize> {
+    starts.lock().unwrap().iter().map(|&(number, _)| number).collect()
+}
+
+/// Blocks until `count` holds at least `floor`, or fails the test at
+/// `common::DEADLINE`.
+fn wait_for(count: &AtomicUsize, floor: usize) {
+    let deadline = std::time::Instant::now() + common::DEADLINE;
+    while count.load(SeqCst) < floor {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waited too long for {floor}"
+        );
+        std::thread::yield_now();
+    }
+}
+
+/// V7, one worker, from outside, at `priority`, after every level was
+/// used: task 0 of a first batch holds the worker while a second batch
+/// is queued, so the worker's deque of the level holds the rest of the
+/// first batch while the second waits in the injector, and the tasks the
+/// worker takes from its deque make the level count as passed (the old
+/// rule) until its turn fires. Every task still starts in the order it
+/// was queued.
+fn two_batches_keep_order(priority: Priority) {
+    let batch = scaled(50, 6);
+    let pool = ThreadPool::new(1);
+    use_every_level(&pool);
+    let starts: Starts = Default::default();
+    let first_started = Arc::new(AtomicUsize::new(0));
+    let second_queued = Arc::new(AtomicUsize::new(0));
+    let open = block_worker(&pool);
+    for number in 0..2 * batch {
+        let (starts, started, queued) = (starts.clone(), first_started.clone(), second_queued.clone());
+        pool.spawn_with_priority(priority, move || {
+            record(&starts, number);
+            if number == 0 {
+                started.store(1, SeqCst);
+                wait_for(&queued, 1);
+            }
+        });
+        if number + 1 == batch {
+            // The first batch is queued: let the worker take it.
+            open.send(()).unwrap();
+            wait_for(&first_started, 1);
+        }
+    }
+    second_queued.store(1, SeqCst);
+    pool.wait_all();
+    assert_eq!(
+        numbers(&starts),
+        (0..2 * batch).collect::<Vec<_>>(),
+        "{priority:?} tasks from one submitter out of order"
+    );
+}
+
+#[test]
+fn one_worker_keeps_each_submitters_order_from_outside_at_every_level() {
+    for priority in LEVELS {
+        two_batches_keep_order(priority);
+    }
+}
+
+/// V7, one worker, from inside, at each level with queues of its own: a
+/// task queues many at the level, and they start in the order queued.
+/// (`Normal` keeps the pool's order: a worker's own tasks newest first.)
+#[test]
+fn one_worker_keeps_a_tasks_order_from_inside() {
+    let count = scaled(100, 6);
+    for priority in [Priority::Low, Priority::High, Priority::Critical] {
+        let pool = Arc::new(ThreadPool::new(1));
+        use_every_level(&pool);
+        let starts: Starts = Default::default();
+        let (inner, inner_starts) = (pool.clone(), starts.clone());
+        pool.spawn(move || {
+            for number in 0..count {
+                let starts = inner_starts.clone();
+                inner.spawn_with_priority(priority, move || record(&starts, number));
+            }
+        });
+        pool.wait_all();
+        assert_eq!(
+            numbers(&starts),
+            (0..count).collect::<Vec<_>>(),
+            "{priority:?} tasks queued from inside out of order"
+        );
+    }
+}
+
+/// V7, two workers: a thief takes the oldest tasks of a level first. Both
+/// workers are held; tasks of the level are queued (from outside, or from
+/// inside by the task holding worker Y); Y then holds task 0 (outside: Y
+/// took the batch, ran its oldest, and queued the rest on its deque of
+/// the level) until every other task has run, so they all run on the
+/// thief X, which takes them from Y's deque: in the order queued.
+fn thief_takes_the_oldest(priority: Priority, from_inside: bool) {
+    let count = scaled(200, 8);
+    let pool = Arc::new(ThreadPool::new(2));
+    use_every_level(&pool);
+    let starts: Starts = Default::default();
+    let done = Arc::new(AtomicUsize::new(0));
+    let open_x = block_worker(&pool);
+    let task = {
+        let (starts, done) = (starts.clone(), done.clone());
+        move |number: usize| {
+            let (starts, done) = (starts.clone(), done.clone());
+            move || {
+                record(&starts, number);
+                if number == 0 {
+                    // Y holds this until the thief has run the others.
+                    wait_for(&done, count - 1);
+                } else {
+                    done.fetch_add(1, SeqCst);
+                }
+            }
+        }
+    };
+    if from_inside {
+        let (started_tx, started) = mpsc::channel();
+        let inner = pool.clone();
+        pool.spawn(move || {
+            for number in 1..count {
+                inner.spawn_with_priority(priority, task(number));
+            }
+            started_tx.send(()).unwrap();
+            wait_for(&done, count - 1);
+        });
+        started.recv().unwrap();
+        open_x.send(()).unwrap();
+        pool.wait_all();
+        assert_eq!(numbers(&starts), (1..count).collect::<Vec<_>>());
+    } else {
+        let open_y = block_worker(&pool);
+        for number in 0..count {
+            pool.spawn_with_priority(priority, task(number));
+        }
+        open_y.send(()).unwrap();
+        // Y took the batch and holds task 0.
+        let deadline = std::time::Instant::now() + common::DEADLINE;
+        while starts.lock().unwrap().is_empty() {
+            assert!(std::time::Instant::now() < deadline);
+            std::thread::yield_now();
+        }
+        open_x.send(()).unwrap();
+        pool.wait_all();
+        assert_eq!(numbers(&starts), (0..count).collect::<Vec<_>>());
+    }
+    let starts = starts.lock().unwrap();
+    let thief = starts.last().unwrap().1;
+    assert!(
+        starts
+            .iter()
+            .filter(|&&(number, _)| number != 0)
+            .all(|&(_, worker)| worker == thief),
+        "a task ran on the worker held"
+    );
+}
+
+#[test]
+fn a_thief_takes_the_oldest_tasks_of_a_level_first() {
+    for priority in [Priority::Low, Priority::High, Priority::Critical] {
+        thief_takes_the_oldest(priority, false);
+        thief_takes_the_oldest(priority, true);
+    }
+}
+
+/// A stream of `Normal` tasks from one outside thread on one worker, after
+/// a `Low` task has run (so every search is the per-level one, V1): they
+/// start in the order queued, however the stream and the worker
+/// interleave (the two-batch case above forces the interleaving that the
+/// old count turned into starvation).
+#[test]
+fn a_normal_stream_keeps_order_after_a_low_task() {
+    let count = scaled(20_000, 20);
+    let pool = ThreadPool::new(1);
+    pool.spawn_with_priority(Priority::Low, || {});
+    pool.wait_all();
+    let starts: Starts = Default::default();
+    for number in 0..count {
+        let starts = starts.clone();
+        pool.spawn(move || record(&starts, number));
+    }
+    pool.wait_all();
+    assert_eq!(numbers(&starts), (0..count).collect::<Vec<_>>());
+}
+
+/// V5's share by distance: ten `Critical` tasks queued together by a task
+/// run together, ahead of a `Normal` and a `Low` task queued before them
+/// (`Critical` may run 16 in a row over `Normal`, 32 over `Low`).
+#[test]
+fn a_burst_of_critical_tasks_runs_together() {
+    let pool = Arc::new(ThreadPool::new(1));
+    use_every_level(&pool);
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let open = block_worker(&pool);
+    let (inner, inner_order) = (pool.clone(), order.clone());
+    pool.spawn(move || {
+        for i in 0..10 {
+            let order = inner_order.clone();
+            inner.spawn_with_priority(Priority::Critical, move || {
+                order.lock().unwrap().push((Priority::Critical, i))
+            });
+        }
+    });
+    for priority in [Priority::Normal, Priority::Low] {
+        let order = order.clone();
+        pool.spawn_with_priority(priority, move || order.lock().unwrap().push((priority, 0)));
+    }
+    open.send(()).unwrap();
+    pool.wait_all();
+    let mut expected: Vec<_> = (0..10).map(|i| (Priority::Critical, i)).collect();
+    expected.extend([(Priority::Normal, 0), (Priority::Low, 0)]);
+    assert_eq!(*order.lock().unwrap(), expected);
+}
+
+/// V5's bound on one worker, exact, for `High` over `Low` (16 in a row):
+/// 100 `High` tasks queued behind 100 `Low` ones: the `k`-th `Low` task
+/// starts after exactly `min(16 k, 100)` `High` tasks.
+#[test]
+fn high_runs_sixteen_to_one_over_low() {
+    let each = scaled(100, 20);
+    let limit = run_ahead(Priority::High, Priority::Low);
+    let pool = ThreadPool::new(1);
+    use_every_level(&pool);
+    let highs = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let open = block_worker(&pool);
+    for _ in 0..each {
+        let (highs, seen) = (highs.clone(), seen.clone());
+        pool.spawn_with_priority(Priority::Low, move || {
+            seen.lock().unwrap().push(highs.load(SeqCst))
+        });
+    }
+    for _ in 0..each {
+        let highs = highs.clone();
+        pool.spawn_with_priority(Priority::High, move || {
+            highs.fetch_add(1, SeqCst);
+        });
+    }
+    open.send(()).unwrap();
+    pool.wait_all();
+    let expected: Vec<usize> = (1..=each).map(|k| (k * limit).min(each)).collect();
+    assert_eq!(*seen.lock().unwrap(), expected);
 }

@@ -44,4 +44,27 @@ impl Injector {
     pub(crate) fn pop_batch(&self, dest: &Worker<JobRef>) -> Option<JobRef> {
         self.queue.pop_batch(|job| dest.push(job))
     }
+
+    /// Takes every queued job: returns the oldest, and pushes the rest on
+    /// `dest` oldest first (Q7), for a deque whose owner takes its oldest
+    /// job first, as thieves do (a level's deque, V7 in
+    /// `proofs/priority.md`): they come out in the order they were
+    /// pushed here, after the jobs `dest` already held. The owner then
+    /// announces them (S3).
+    pub(crate) fn pop_batch_in_order(&self, dest: &Worker<JobRef>) -> Option<JobRef> {
+        self.queue.pop_batch_in_order(|job| dest.push(job))
+    }
+
+    /// Takes every queued job and pushes them all on `dest` oldest first
+    /// (Q7), behind the jobs it holds; whether there was any. For a level's
+    /// deque that is not empty (V7): the owner then takes its oldest job,
+    /// and announces the rest (S3).
+    pub(crate) fn append_in_order(&self, dest: &Worker<JobRef>) -> bool {
+        let mut moved = false;
+        for job in self.queue.take_all_oldest_first() {
+            dest.push(job);
+            moved = true;
+        }
+        moved
+    }
 }

@@ -7,7 +7,9 @@
 //! CAS (Q1, Q2), and never reads another value. A consumer takes every queued
 //! value at once (Q3) and owns them from then on. It reads them newest first,
 //! the reverse of the order of the pushes' CASes, which `pop_batch` turns
-//! back into oldest first for whoever pops the values it hands on (Q5); and
+//! back into oldest first for whoever pops the values it hands on (Q5), and
+//! `pop_batch_in_order` hands on oldest first, reversing the list in place
+//! (Q7); and
 //! it reads each value's link before it hands the value on, so no link is
 //! read once another thread may have the value (Q6). The queue frees
 //! nothing: a value's memory is its owner's. The proof is
@@ -154,6 +156,40 @@ impl<T: Linked> Queue<T> {
         }
     }
 
+    /// Takes every queued value; the iterator yields them oldest first
+    /// (Q7): the list this thread's swap took is reversed in place first,
+    /// each link rewritten to the address of the value pushed after it.
+    /// One more pass over the values than `take_all`, and a write to each.
+    /// `--cfg stealpool_bug="batch_newest_first"` leaves the list as it
+    /// was taken, newest first: the mistake Q7 rules out.
+    pub(crate) fn take_all_oldest_first(&self) -> Taken<T> {
+        let mut newest = self.take_all();
+        if cfg!(stealpool_bug = "batch_newest_first") {
+            return newest;
+        }
+        let mut reversed: *mut T::Node = ptr::null_mut();
+        while let Some(node) = NonNull::new(newest.next) {
+            // Q6, Q7: a node of the list our Q3 took, not handed on: its
+            // link is ours. Read the older node's address, then point the
+            // link at the newer one (exposed by its push, Q6).
+            // SAFETY: as above; the link was written by `push` (Q2).
+            let link = unsafe { T::link(node) };
+            let older = unsafe { (*link).0.with(|next| (*next).assume_init()) };
+            // SAFETY: as above: no other thread reaches this link.
+            unsafe {
+                (*link)
+                    .0
+                    .with_mut(|next| *next = MaybeUninit::new(reversed.addr()))
+            };
+            reversed = node.as_ptr();
+            newest.next = ptr::with_exposed_provenance_mut(older);
+        }
+        Taken {
+            next: reversed,
+            _values: PhantomData,
+        }
+    }
+
     /// Takes every queued value, returns the oldest, and hands the others to
     /// `hand_on` newest first: pushed in that order on a LIFO (a deque's
     /// owner end), they pop oldest first (Q5). Each value's link is read
@@ -163,6 +199,19 @@ impl<T: Linked> Queue<T> {
         let mut oldest = taken.next()?;
         for older in taken {
             hand_on(std::mem::replace(&mut oldest, older));
+        }
+        Some(oldest)
+    }
+
+    /// Takes every queued value, returns the oldest, and hands the others to
+    /// `hand_on` oldest first (Q7): pushed in that order on a FIFO (a
+    /// deque taken from its old end by its owner and its thieves), they
+    /// come out oldest first, behind whatever it held.
+    pub(crate) fn pop_batch_in_order(&self, mut hand_on: impl FnMut(T)) -> Option<T> {
+        let mut taken = self.take_all_oldest_first();
+        let oldest = taken.next()?;
+        for value in taken {
+            hand_on(value);
         }
         Some(oldest)
     }

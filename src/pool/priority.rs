@@ -32,23 +32,34 @@ use crossbeam_utils::CachePadded;
 ///   a lower level, and thieves take the most urgent work first. Across
 ///   workers the order is per worker: a worker busy with its own `Normal`
 ///   tasks does not first steal another worker's `High` ones.
-/// * **Nobody starves.** Each worker counts, for each level, the tasks it
-///   took at a higher level while that level had work queued, and the
-///   tasks it took at that level while more of it waited in the queue fed
-///   from outside. When a count reaches 8, that worker's next search looks
-///   at that level first (the lowest such level first), at the tasks
-///   queued from outside first, and resets the count. So while tasks wait
-///   at a level, every busy worker runs one of them at least once in every
-///   9 tasks it runs (`Low`), 10 (`Normal`), 11 (`High`) or 12
-///   (`Critical`, whose tasks from outside are not held back by a worker's
-///   own), however many more urgent tasks keep arriving: under a flood of
-///   `Critical` tasks, `Low` still gets one task in 9. Within one level the
-///   order is the pool's usual one (each worker's own tasks newest first,
-///   the oldest stolen first), so this bounds when a level is served, not
-///   which of its tasks goes first: as at `Normal`, a task that keeps
-///   queueing its successor on one worker runs ahead of the older tasks of
-///   its level on that worker's deque, which other workers steal. The
-///   argument and the exact bound are in `proofs/priority.md`.
+/// * **Urgent bursts run together; nobody starves.** Each worker keeps,
+///   for each level, a count of the more urgent tasks it ran while tasks
+///   of that level waited. One worker runs at most 8 tasks of a level in a
+///   row ahead of a waiting task one level below, 16 two levels below
+///   (`High` over `Low`, `Critical` over `Normal`) and 32 three below
+///   (`Critical` over `Low`); mixed runs are weighed by the same measure
+///   (a `Critical` task counts 1/32 of `Low`'s share, a `Normal` one 1/8).
+///   Then that worker runs a task of the waiting level (the lowest such
+///   level first) and the count starts again. So a burst of up to 8
+///   urgent tasks queued together runs ahead of every queued task of a
+///   lower level, and however many more urgent tasks keep arriving, a
+///   waiting level gets one task in 9, 17 or 33 of a busy worker's, by
+///   distance. The argument and the exact bound are in
+///   `proofs/priority.md` (V5).
+/// * **First in, first out per submitter, at every level.** Tasks of one
+///   level queued by one thread start in the order it queued them: from
+///   outside the pool, and, at `Low`, `High` and `Critical`, from inside
+///   it too (each worker takes its oldest task of such a level first,
+///   tasks queued from outside go behind the ones it holds, in the deque
+///   of the worker that holds the most of the level, and a thief takes
+///   the oldest). A level's turn under the rule above takes the
+///   oldest task of the level too, so it never reorders a level. With one
+///   worker this is the order tasks start in; with several, each queue
+///   hands a submitter's tasks out in order, and tasks taken by different
+///   workers run side by side. `Normal` keeps the pool's own order,
+///   unchanged: FIFO for one outside submitter on one worker, a worker's
+///   own `spawn`s newest first (as rayon's `spawn`), thieves from the
+///   other end (V7).
 /// * **Fork-join is not affected.** `join`, `scope` and the tasks spawned
 ///   with plain `spawn` and `submit` stay `Normal` and cost what they cost
 ///   in a pool that never saw a priority.
@@ -81,7 +92,8 @@ use crossbeam_utils::CachePadded;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum Priority {
     /// Background work: runs when nothing more urgent is ready, and at
-    /// least once in every 9 tasks of a busy worker while some is queued.
+    /// least once in every 9 tasks of a busy worker while some is queued
+    /// (33 under a flood of `Critical` tasks alone).
     Low,
     /// The priority of `spawn`, `submit` and continuations.
     #[default]
@@ -92,10 +104,18 @@ pub enum Priority {
     Critical,
 }
 
-/// Tasks a worker takes at higher levels while a level has work queued
-/// (or at that level while more waits in its injector) before it looks at
-/// that level first (V5).
-pub(crate) const PASS_LIMIT: u32 = 8;
+/// V5: a level is due, and a worker looks at it first, once the tasks
+/// that worker took above it while it had work queued weigh this much
+/// (`pass_weight`).
+pub(crate) const SHARE: u32 = 64;
+
+/// V5: what one task taken at `found` weighs against a lower level with
+/// work queued: `SHARE` over the run of `found` tasks that may go ahead
+/// of it, [`Priority::run_ahead`].
+#[inline]
+pub(crate) fn pass_weight(found: Priority, lower: Priority) -> u32 {
+    SHARE / found.run_ahead(lower)
+}
 
 /// The levels with queues of their own, one slot each.
 pub(crate) const SLOTS: usize = 3;
@@ -111,6 +131,22 @@ impl Priority {
         Priority::High,
         Priority::Critical,
     ];
+
+    /// How many tasks of this level one worker runs in a row while a task
+    /// of the lower level `lower` waits, before it runs that one (V5): 8
+    /// for adjacent levels, 16 two levels apart (`High` over `Low`,
+    /// `Critical` over `Normal`), 32 three apart (`Critical` over `Low`):
+    /// doubling with each level between them (`proofs/priority.md`, V5,
+    /// for the measurements behind the numbers).
+    /// A power of two dividing `SHARE`.
+    #[inline]
+    pub(crate) fn run_ahead(self, lower: Priority) -> u32 {
+        match self as usize - lower as usize {
+            1 => 8,
+            2 => 16,
+            _ => 32,
+        }
+    }
 
     /// Where this level's queues are (`None`: `Normal`, the pool's own).
     #[inline]

@@ -5,7 +5,7 @@ use super::attention::Attention;
 use super::job::{AbortOnUnwind, JobRef};
 use super::latch::{CoreLatch, LatchOwner};
 use super::ordering::{barrier_known, PRODUCER_FENCE, RELAXED};
-use super::priority::{LevelDeques, Levels, Priority, PASS_LIMIT};
+use super::priority::{pass_weight, LevelDeques, Levels, Priority, SHARE};
 use super::registry::{Registry, NO_PENDING_LIMIT};
 use super::sleep::Wake;
 use super::stats::Event;
@@ -113,13 +113,10 @@ pub(crate) struct WorkerThread {
     joins: Worker<JobRef>,
     /// Tasks of the levels other than `Normal`, by slot (V2).
     levels: LevelDeques,
-    /// `passed[p]`: tasks this worker took above level `p` while `p` had
-    /// work queued, or at `p` while more waited in `p`'s injector, since
-    /// it last looked at `p` first (V5).
+    /// `passed[p]`: the weight of the tasks this worker took above level
+    /// `p` while `p` had work queued, since it last took a task at `p`
+    /// (V5).
     passed: [Cell<u32>; Priority::COUNT],
-    /// V5: the last job of a level's own deque was its newest (a pop), so
-    /// older ones of the level may wait under it.
-    took_newest: Cell<bool>,
     /// The level of the job this thread runs, for the statistics.
     level: Cell<Priority>,
     registry: Arc<Registry>,
@@ -220,7 +217,6 @@ impl WorkerThread {
             joins,
             levels,
             passed: Default::default(),
-            took_newest: Cell::new(false),
             level: Cell::new(Priority::Normal),
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
             tasks_on_stack: Cell::new(0),
@@ -528,13 +524,12 @@ impl WorkerThread {
     }
 
     /// V3 and V5: the level a search looks at first is the lowest one
-    /// passed over `PASS_LIMIT` times, if any, its injector first; then
-    /// every level, higher first. Afterwards the passes are counted.
+    /// passed over by tasks weighing `SHARE`, if any; then every level,
+    /// higher first. Afterwards the passes are counted.
     fn find_work_by_level(&self, used: Levels) -> Option<(JobRef, Priority)> {
-        self.took_newest.set(false);
         let overdue = Priority::ALL
             .into_iter()
-            .find(|&level| self.passed[level as usize].get() >= PASS_LIMIT);
+            .find(|&level| self.passed[level as usize].get() >= SHARE);
         let found = overdue
             .and_then(|level| {
                 self.passed[level as usize].set(0);
@@ -569,31 +564,32 @@ impl WorkerThread {
         self.take_at(used, Priority::Low).map(|job| (job, Priority::Low))
     }
 
-    /// V5: a job at an overdue `level`: the oldest queued from outside
-    /// first, then any other.
+    /// V5: a job at an overdue `level`, taken where and in the order a
+    /// search takes that level's jobs (V7): the turn changes when a level
+    /// is served, never which of its jobs goes first. `Normal`: the plain
+    /// search's order, so a fresh injector batch never lands on top of
+    /// older jobs still in this worker's deque.
     fn take_overdue(&self, used: Levels, level: Priority) -> Option<JobRef> {
-        match level.slot() {
-            None => self.take_injected(None).or_else(|| self.find_normal()),
-            Some(slot) if used.has(slot) => self
-                .take_injected(Some(slot))
-                .or_else(|| self.take_own_oldest(slot))
-                .or_else(|| self.take_at(used, level)),
-            Some(_) => None,
-        }
-    }
-
-    /// V5: the oldest task of this worker's own deque of the level in
-    /// `slot`, taken as a thief takes it (one steal, from the old end): a
-    /// task that keeps spawning at its level on this worker would otherwise
-    /// stay on top of the older ones for as long as it goes on.
-    fn take_own_oldest(&self, slot: usize) -> Option<JobRef> {
-        loop {
-            match self.registry.priority.level(slot).stealers[self.index].steal() {
-                Steal::Success(job) => return Some(job),
-                Steal::Empty => return None,
-                Steal::Retry => {}
+        if cfg!(stealpool_bug = "overdue_newest") {
+            // The overdue turn takes the newest job of its level on this
+            // worker: the mistake V7 rules out.
+            if let Some(job) = level
+                .slot()
+                .filter(|&slot| used.has(slot))
+                .and_then(|slot| self.levels[slot].pop())
+            {
+                return Some(job);
             }
         }
+        self.take_at(used, level)
+    }
+
+    /// V7: the oldest job of this worker's own deque of the level in
+    /// `slot`, taken from the end thieves take from (D17: a CAS on `top`,
+    /// no fence: the owner knows `bottom`). `None` if it is empty, or
+    /// thieves took the last jobs first.
+    fn take_own_oldest(&self, slot: usize) -> Option<JobRef> {
+        self.levels[slot].pop_oldest()
     }
 
     /// Any job at `level`: own queues first, then other workers'.
@@ -606,21 +602,70 @@ impl WorkerThread {
         }
     }
 
-    /// This worker's deque of `level` (not `Normal`), then the level's
-    /// injector, whose batch stays at the level, in that deque. Nothing
-    /// if the level was never used (V1).
+    /// V7: this worker's deque of `level` (not `Normal`), oldest first.
+    /// The jobs waiting in the level's injector are newer than every job
+    /// any worker took from it before (Q5); they are moved here, behind
+    /// the jobs this deque holds and in the order they were queued (Q7),
+    /// when no other worker's deque of the level is longer. A worker with
+    /// an empty deque steals the older jobs of another first, so that one
+    /// submitter's jobs gather in one deque, oldest first, and thieves
+    /// take them from its old end, rather than two workers holding runs
+    /// of them from different batches side by side. The longest deque's
+    /// owner moves the injector's jobs at each take, so no job of a deque
+    /// (a task that keeps queueing its successor at its level) holds the
+    /// injector back. Each submitter's jobs come out of every queue in the
+    /// order it queued them, from outside or from a task on this worker.
+    /// Nothing if the level was never used (V1).
     fn take_own_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
         let slot = level.slot().filter(|&slot| used.has(slot))?;
-        if let Some(job) = self.levels[slot].pop() {
-            self.took_newest.set(true);
-            return Some(job);
+        let deque = &self.levels[slot];
+        let injector = &self.registry.priority.level(slot).injector;
+        // Q4: a relaxed look first.
+        if !injector.is_empty() {
+            // D12: exact for our own deque (only we push), relaxed
+            // snapshots of the others'.
+            let mine = deque.len();
+            let longest = self.longest_other(slot);
+            if mine == 0 {
+                if longest > 0 {
+                    if let Some(job) = self.steal_level(used, level) {
+                        return Some(job);
+                    }
+                }
+                // The batch's oldest runs now, the others queue behind it.
+                let job = injector.pop_batch_in_order(deque)?;
+                self.announce_local_work(deque);
+                return Some(job);
+            }
+            if mine >= longest && injector.append_in_order(deque) {
+                self.announce_local_work(deque);
+            }
         }
-        self.take_injected(Some(slot))
+        if cfg!(stealpool_bug = "level_newest_first") {
+            // The owner takes its newest job of the level, as `Normal`'s
+            // deque is taken: the order V7 rules out.
+            return deque.pop();
+        }
+        self.take_own_oldest(slot)
+    }
+
+    /// The most jobs another worker's deque of the level in `slot` holds
+    /// (D12: relaxed snapshots).
+    fn longest_other(&self, slot: usize) -> usize {
+        let stealers = self.registry.in_use(&self.registry.priority.level(slot).stealers);
+        stealers
+            .iter()
+            .enumerate()
+            .filter(|&(victim, _)| victim != self.index)
+            .map(|(_, stealer)| stealer.len())
+            .max()
+            .unwrap_or(0)
     }
 
     /// Steals at `level` (not `Normal`) into this worker's deque of the
     /// level; first a relaxed look (D12) at every victim, so that an idle
-    /// search over empty levels runs no fence.
+    /// search over empty levels runs no fence. A steal takes the victim's
+    /// oldest jobs and queues them here oldest first (V7).
     fn steal_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
         let slot = level.slot().filter(|&slot| used.has(slot))?;
         let stealers = self.registry.in_use(&self.registry.priority.level(slot).stealers);
@@ -630,40 +675,20 @@ impl WorkerThread {
         self.steal(stealers, &self.levels[slot])
     }
 
-    /// V5: a job at `found` was taken: each lower level that has work
-    /// queued now was passed over once more, and so was `found` itself if
-    /// tasks wait in its injector (the job came from elsewhere, or more
-    /// wait behind it); otherwise `found` was served.
+    /// V5: a job at `found` was taken, so `found` was served; each lower
+    /// level that has work queued now was passed over once more, by
+    /// `pass_weight(found, level)`.
     fn count_passes(&self, used: Levels, found: Priority) {
-        let pass = |level: Priority| {
-            let passed = &self.passed[level as usize];
-            passed.set(passed.get() + 1);
-        };
         for level in Priority::ALL {
             if level >= found {
                 break;
             }
             if self.has_work_at(used, level) {
-                pass(level);
+                let passed = &self.passed[level as usize];
+                passed.set(passed.get() + pass_weight(found, level));
             }
         }
-        // Q4, D12: relaxed snapshots. Tasks of the level behind the one
-        // taken, in its injector or (not `Normal`) older ones under the
-        // newest, just popped, in this worker's own deque, were passed
-        // over too.
-        let took_newest = self.took_newest.replace(false);
-        let waiting = match found.slot() {
-            None => !self.registry.injector.is_empty(),
-            Some(slot) => {
-                !self.registry.priority.level(slot).injector.is_empty()
-                    || (took_newest && !self.levels[slot].is_empty())
-            }
-        };
-        if waiting {
-            pass(found);
-        } else {
-            self.passed[found as usize].set(0);
-        }
+        self.passed[found as usize].set(0);
     }
 
     /// Whether a task of `level` is queued anywhere (relaxed snapshots,
