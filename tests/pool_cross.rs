@@ -1,7 +1,8 @@
 #![cfg(not(any(feature = "loom", feature = "shuttle")))]
 //! Waits that cross pools, on real threads: a worker of one pool that waits
-//! on another (`install`, `join`, `scope`, a `JoinHandle`) keeps running its
-//! own pool's jobs, so pools that call into each other never deadlock for
+//! on another (`install`, `join`, `scope`, a `JoinHandle`) parks with a
+//! spare of its own pool standing in (or, with no spare to be had, runs its
+//! own pool's jobs), so pools that call into each other never deadlock for
 //! want of a worker, even with one worker each.
 
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -14,14 +15,17 @@ use stealpool::ThreadPool;
 const ROUNDS: usize = 200;
 
 /// Runs `program` on another thread and fails if it has not finished in
-/// 60 s (a deadlock), instead of hanging the test binary.
+/// 600 s (a deadlock), instead of hanging the test binary. Each round
+/// starts a spare thread or two (a waiting worker parks with one standing
+/// in), which a loaded machine may take tens of milliseconds to schedule:
+/// the bound is far past any such run.
 fn completes<R: Send + 'static>(program: impl FnOnce() -> R + Send + 'static) -> R {
     let (done, finished) = mpsc::channel();
     thread::spawn(move || {
         let _ = done.send(program());
     });
     finished
-        .recv_timeout(Duration::from_secs(60))
+        .recv_timeout(Duration::from_secs(600))
         .expect("the program deadlocked")
 }
 
@@ -111,9 +115,10 @@ fn a_cycle_of_three_pools() {
     });
 }
 
-/// A worker waiting on another pool runs its own pool's queued tasks
-/// meanwhile: the task it waits for (on `b`) cannot finish until a task
-/// queued on `a` has run, and `a` has one worker, the waiting one.
+/// A worker waiting on another pool keeps its own pool going (a spare of
+/// `a` stands in for it): the task it waits for (on `b`) cannot finish
+/// until a task queued on `a` has run, and `a` has one worker, the
+/// waiting one.
 #[test]
 fn a_waiting_worker_runs_its_own_pools_tasks() {
     completes(|| {
