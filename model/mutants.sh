@@ -94,11 +94,14 @@ row() {
     assertion=$(grep -A1 -m1 'panicked at' "$log" | tail -n1 | cut -c1-90 | tr '|' '/')
     execs=$(grep -oE 'model [a-z_0-9]+: [0-9]+ executions' "$log" | head -n1 | awk '{print $3}')
     # A model that deadlocks makes loom abort the test binary (no FAILED
-    # line): that is a caught mutant too, as is a causality error.
-    if [ -z "$failed" ] && grep -qE 'deadlock;|Causality violation' "$log"; then
+    # line): that is a caught mutant too, as is a causality error, and a
+    # panic the pool's abort-on-unwind guard stopped (the model's check
+    # fired inside a job).
+    if [ -z "$failed" ] && grep -qE 'deadlock;|Causality violation|a panic escaped a job' "$log"; then
         failed=$(grep -oE 'model [a-z_0-9]+: exploring' "$log" | tail -n1 | awk '{print $2}' | tr -d :)
         failed=${failed:-aborted}
         assertion=$(grep -m1 -oE 'deadlock; threads = .{0,60}|Causality violation.{0,60}' "$log" | tr '|' '/')
+        [ -n "$assertion" ] || assertion=$(grep -A1 -m1 'panicked at' "$log" | tail -n1 | cut -c1-90 | tr '|' '/')
     fi
     if [ -n "$failed" ]; then
         verdict="**caught**"
