@@ -53,8 +53,9 @@ mod stealer;
 mod worker;
 
 pub use element::Element;
-#[allow(unused_imports)] // used by the pool
-pub(crate) use element::Word;
+#[allow(unused_imports)] // used by the tests
+pub(crate) use element::is_boxed;
+use element::{from_word, into_word};
 pub use steal::Steal;
 pub use stealer::Stealer;
 pub use worker::Worker;
@@ -66,7 +67,7 @@ use ordering::OWNER_LOCAL;
 use std::marker::PhantomData;
 
 /// The state shared by a `Worker` and its `Stealer`s.
-struct Inner<T: Element> {
+struct Inner<T> {
     /// Index of the oldest element; thieves take from here.
     top: CachePadded<AtomicI64>,
     /// Index one past the newest element; only the owner writes it.
@@ -77,13 +78,13 @@ struct Inner<T: Element> {
     _owns: PhantomData<T>,
 }
 
-// SAFETY: the deque moves `T`s between threads (so `T: Send`, which `Element`
-// implies) and never shares a `&T`; all shared state is atomic.
-unsafe impl<T: Element> Send for Inner<T> {}
+// SAFETY: the deque moves `T`s between threads (so `T: Send`) and never
+// shares a `&T`; all shared state is atomic.
+unsafe impl<T: Send> Send for Inner<T> {}
 // SAFETY: as above; `&Inner` gives access to atomics only.
-unsafe impl<T: Element> Sync for Inner<T> {}
+unsafe impl<T: Send> Sync for Inner<T> {}
 
-impl<T: Element> Inner<T> {
+impl<T> Inner<T> {
     /// An empty deque on `buffer`, a freshly allocated buffer with no
     /// `prev`; the deque owns it from here on.
     fn new(buffer: *mut Buffer) -> Self {
@@ -104,7 +105,7 @@ impl<T: Element> Inner<T> {
     }
 }
 
-impl<T: Element> Drop for Inner<T> {
+impl<T> Drop for Inner<T> {
     fn drop(&mut self) {
         // The last handle is gone: `Arc`'s drop made every other handle's
         // accesses happen before this point, so relaxed loads (D12) see the
@@ -115,7 +116,7 @@ impl<T: Element> Drop for Inner<T> {
         for index in top..bottom {
             // SAFETY: indices `top..bottom` hold words of elements that never
             // left the deque; each is turned back into a `T` once, here.
-            drop(unsafe { T::from_word((*buffer).read(index)) });
+            drop(unsafe { from_word::<T>((*buffer).read(index)) });
         }
         // SAFETY: no handle is left, so no thread can reach any buffer.
         unsafe { Buffer::free_chain(buffer) };

@@ -16,6 +16,8 @@ mod injector;
 mod injector_ordering;
 mod injector_queue;
 mod job;
+// The deque keeps jobs as themselves, one word each (`deque/element.rs`).
+pub(crate) use job::JobRef;
 mod join;
 mod join_job;
 mod latch;
