@@ -151,7 +151,11 @@ impl<T> Stealer<T> {
     /// ```
     pub fn steal_batch(&self, dest: &Worker<T>) -> Steal<()> {
         if dest.is_same_deque(&self.inner) {
-            return if dest.is_empty() { Steal::Empty } else { Steal::Success(()) };
+            return if dest.is_empty() {
+                Steal::Empty
+            } else {
+                Steal::Success(())
+            };
         }
         match self.steal_batch_and_pop(dest) {
             Steal::Success(newest) => {

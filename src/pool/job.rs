@@ -77,7 +77,6 @@ impl JobRef {
     }
 }
 
-
 // SAFETY: a `JobRef` points to its whole job (header first), live until it
 // runs; the injector alone touches the header's link, and only while the
 // job is queued there (Q6).
