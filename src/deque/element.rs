@@ -7,7 +7,7 @@
 //!
 //! * **as itself**, for the types known to be one initialized word or less
 //!   with no padding: the primitive integers, `bool`, `char`, `f32`, `f64`
-//!   the pool's own job references. Their bytes are copied into a null
+//!   the pool's own job references and the injector's nodes. Their bytes are copied into a null
 //!   word (a pointer keeps its provenance, being copied
 //!   whole, byte for byte) and back;
 //! * **as nothing**, for zero-sized types: the word is a dangling pointer,
@@ -113,6 +113,7 @@ fn is_plain_word<T>() -> bool {
         || id == TypeId::of::<f64>()
         || id == TypeId::of::<f32>()
         || id == TypeId::of::<crate::pool::JobRef>()
+        || id == TypeId::of::<super::injector::RawNode>()
 }
 
 #[inline(always)]

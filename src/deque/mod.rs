@@ -47,15 +47,17 @@
 
 mod buffer;
 mod element;
+mod injector;
 pub(crate) mod ordering;
 mod steal;
 mod stealer;
 mod worker;
 
-pub use element::Element;
 #[allow(unused_imports)] // used by the tests
 pub(crate) use element::is_boxed;
+pub use element::Element;
 use element::{from_word, into_word};
+pub use injector::Injector;
 pub use steal::Steal;
 pub use stealer::Stealer;
 pub use worker::Worker;

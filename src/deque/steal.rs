@@ -1,6 +1,7 @@
 //! The outcome of a steal.
 
-/// The outcome of a steal from a [`Stealer`](super::Stealer).
+/// The outcome of a steal: from a [`Stealer`](super::Stealer) or an
+/// [`Injector`](super::Injector).
 ///
 /// ```
 /// use stealpool::deque::{Steal, Worker};
@@ -112,12 +113,15 @@ impl<T> FromIterator<Steal<T>> for Steal<T> {
     /// steal from several sources in turn.
     ///
     /// ```
-    /// use stealpool::deque::{Steal, Worker};
+    /// use stealpool::deque::{Injector, Steal, Worker};
     ///
+    /// let injector = Injector::new();
     /// let victims: Vec<Worker<u32>> = (0..3).map(|_| Worker::new()).collect();
     /// victims[2].push(7);
     /// let stealers: Vec<_> = victims.iter().map(Worker::stealer).collect();
-    /// let outcome: Steal<u32> = stealers.iter().map(|s| s.steal()).collect();
+    /// let outcome: Steal<u32> = std::iter::once(injector.steal())
+    ///     .chain(stealers.iter().map(|s| s.steal()))
+    ///     .collect();
     /// assert_eq!(outcome, Steal::Success(7));
     /// let none: Steal<u32> = [Steal::Empty, Steal::Retry, Steal::Empty].into_iter().collect();
     /// assert_eq!(none, Steal::Retry);
