@@ -287,3 +287,69 @@ fn push_vs_sleeper_check() {
         assert_eq!(drops.load(Ordering::Relaxed), 1);
     });
 }
+
+/// A value of the public injector that counts its drops.
+struct Counted(usize, Arc<AtomicUsize>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+// Preemption bound 2, floor 150 000 (304 818 executions observed).
+//
+// The public `deque::Injector` (Q8, Q9): one producer pushes 0, 1, 2 while
+// two thieves steal twice each. A steal that finds the deque empty claims
+// its owner end, takes the intake and pushes onto the deque; the two thieves
+// take that role in turn, so each must see the other's `bottom` and slots
+// through the claim's acquire (Q8), or an element is overwritten or lost.
+// Each thief's values come in push order (FIFO per producer); after the
+// joins the main thread steals the rest, every value once, and drops the
+// injector with one value pushed after, which its drop must free.
+#[test]
+fn public_injector_refill_handover() {
+    explore("public_injector_refill_handover", 2, 150_000, || {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let injector = Arc::new(stealpool::deque::Injector::new());
+        let producer = {
+            let (injector, drops) = (injector.clone(), drops.clone());
+            thread::spawn(move || {
+                for i in 0..3 {
+                    injector.push(Counted(i, drops.clone()));
+                }
+            })
+        };
+        let thieves: Vec<_> = (0..2)
+            .map(|_| {
+                let injector = injector.clone();
+                thread::spawn(move || {
+                    let mut got = Vec::new();
+                    for _ in 0..2 {
+                        if let Steal::Success(value) = injector.steal() {
+                            got.push(value.0);
+                        }
+                    }
+                    assert!(got.windows(2).all(|w| w[0] < w[1]), "out of order: {got:?}");
+                    got
+                })
+            })
+            .collect();
+        producer.join().unwrap();
+        let mut all: Vec<usize> = thieves.into_iter().flat_map(|t| t.join().unwrap()).collect();
+        loop {
+            match injector.steal() {
+                Steal::Success(value) => all.push(value.0),
+                Steal::Retry => continue,
+                Steal::Empty => break,
+            }
+        }
+        all.sort_unstable();
+        assert_eq!(all, [0, 1, 2], "values lost or stolen twice");
+        assert!(injector.is_empty());
+        assert_eq!(drops.load(Ordering::Relaxed), 3);
+        injector.push(Counted(3, drops.clone()));
+        drop(injector);
+        assert_eq!(drops.load(Ordering::Relaxed), 4);
+    });
+}

@@ -77,15 +77,17 @@ impl<T> ReferenceDeque<T> {
 
     /// `Stealer::steal_batch_and_pop` into another deque's `Worker`: takes
     /// [`batch_size`](Self::batch_size) elements from the top, returns the
-    /// oldest of them and pushes the others into `dest` oldest first, so
-    /// they keep their relative order there (the newest of the batch ends up
-    /// at `dest`'s bottom).
+    /// newest of them (as crossbeam-deque's LIFO workers do) and pushes the
+    /// others into `dest` oldest first, so they keep their relative order
+    /// there.
     pub fn steal_batch_and_pop(&mut self, dest: &mut ReferenceDeque<T>) -> Option<T> {
         let count = Self::batch_size(self.len());
-        let mut batch = self.items.drain(..count);
-        let first = batch.next();
-        dest.items.extend(batch);
-        first
+        dest.items.extend(self.items.drain(..count));
+        if count == 0 {
+            None
+        } else {
+            dest.items.pop_back()
+        }
     }
 
     /// `Stealer::steal_batch_and_pop` with the deque's own `Worker` as the
@@ -126,11 +128,11 @@ mod tests {
     fn batch_takes_half_rounded_up_and_keeps_order() {
         let mut victim = filled(0..5);
         let mut thief = filled(100..101);
-        assert_eq!(victim.steal_batch_and_pop(&mut thief), Some(0));
+        assert_eq!(victim.steal_batch_and_pop(&mut thief), Some(2));
         assert_eq!(victim.iter().copied().collect::<Vec<_>>(), [3, 4]);
-        assert_eq!(thief.iter().copied().collect::<Vec<_>>(), [100, 1, 2]);
-        // The thief's owner pops the newest of the batch first.
-        assert_eq!(thief.pop(), Some(2));
+        assert_eq!(thief.iter().copied().collect::<Vec<_>>(), [100, 0, 1]);
+        // The thief's owner pops the newest of the rest first.
+        assert_eq!(thief.pop(), Some(1));
     }
 
     #[test]
@@ -146,12 +148,12 @@ mod tests {
     fn batch_is_capped() {
         let mut victim = filled(0..1000);
         let mut thief = ReferenceDeque::new();
-        assert_eq!(victim.steal_batch_and_pop(&mut thief), Some(0));
+        assert_eq!(victim.steal_batch_and_pop(&mut thief), Some(MAX_BATCH - 1));
         assert_eq!(thief.len(), MAX_BATCH - 1);
         assert_eq!(victim.len(), 1000 - MAX_BATCH);
         assert_eq!(
             thief.iter().copied().collect::<Vec<_>>(),
-            (1..MAX_BATCH).collect::<Vec<_>>()
+            (0..MAX_BATCH - 1).collect::<Vec<_>>()
         );
     }
 

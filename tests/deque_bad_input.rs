@@ -208,7 +208,7 @@ fn zero_and_usize_max_are_ordinary_values() {
 }
 
 /// A batch steal from and into deques of capacity 0 grows the thief's deque
-/// and moves each element exactly once, oldest first.
+/// and moves each element exactly once, oldest first, returning the newest.
 #[test]
 fn a_batch_steal_between_smallest_deques_moves_each_element_once() {
     let victim = Worker::with_capacity(0);
@@ -216,15 +216,16 @@ fn a_batch_steal_between_smallest_deques_moves_each_element_once() {
         victim.push(i);
     }
     let thief = Worker::with_capacity(0);
-    // 10 elements: the oldest is returned, 9 / 2 = 4 more move over.
-    assert_eq!(victim.stealer().steal_batch_and_pop(&thief), Steal::Success(0));
+    // 10 elements: 0 is stolen, then 9 / 2 = 4 more; the newest of the five
+    // is returned, the others move over.
+    assert_eq!(victim.stealer().steal_batch_and_pop(&thief), Steal::Success(4));
     assert_eq!(thief.len(), 4);
     assert_eq!(victim.len(), 5);
     let mut moved = Vec::new();
     while let Some(value) = thief.pop() {
         moved.push(value);
     }
-    assert_eq!(moved, [4, 3, 2, 1]);
+    assert_eq!(moved, [3, 2, 1, 0]);
     assert_eq!(steal_all(&victim.stealer()), [5, 6, 7, 8, 9]);
     assert_eq!(victim.stealer().steal_batch_and_pop(&thief), Steal::Empty);
 }

@@ -1,11 +1,47 @@
-//! A Chase-Lev work-stealing deque, growable and free of data races.
+//! A Chase-Lev work-stealing deque, growable and free of data races, and an
+//! injector queue in front of it.
 //!
 //! The owner of the deque, a [`Worker`], pushes and pops at the *bottom*
 //! (LIFO, so it keeps working on what is hot in its cache); any number of
 //! [`Stealer`]s take from the *top* (FIFO, so they take the oldest, usually
 //! the largest, pieces of work). The algorithm is the C/C++11-atomics formulation of Lê,
 //! Pop, Cohen and Zappa Nardelli, "Correct and efficient work-stealing for
-//! weak memory models" (PPoPP 2013), with a buffer that only grows.
+//! weak memory models" (PPoPP 2013), with a buffer that only grows. An
+//! [`Injector`] is a FIFO queue shared by every thread, for work that comes
+//! from outside the workers.
+//!
+//! # Compared with crossbeam-deque
+//!
+//! The names and the semantics are crossbeam-deque 0.8's, and its own tests
+//! of [`Stealer`] and [`Injector`] run against this module
+//! (`tests/crossbeam_steal.rs`, `tests/crossbeam_injector.rs`). The
+//! differences:
+//!
+//! * **One flavor.** A [`Worker`] is crossbeam's LIFO worker
+//!   (`Worker::new_lifo`); there is no FIFO one.
+//!   [`steal_batch_and_pop`](Stealer::steal_batch_and_pop) returns the
+//!   newest of the elements it stole, as crossbeam's does from a LIFO worker.
+//! * **Any `T`, one word per slot.** Every slot is one atomic word, so a
+//!   thief that reads a slot the owner is rewriting is not a data race (it is
+//!   one in crossbeam). A `T` that is not one word travels in a `Box<T>`: one
+//!   allocation per push, freed when the element leaves. The integers,
+//!   `bool`, `char`, the floats and zero-sized types travel as themselves,
+//!   as do the pool's own jobs. `Box<T>` and `Arc<T>` are boxed too: stable
+//!   Rust cannot tell a word-sized pointer from a word-sized union whose
+//!   bytes may be uninitialized, which a word must not hold.
+//! * **Owner-biased deques** ([`Worker::new_owner_biased`]) and
+//!   [`Worker::pop_oldest`], which crossbeam does not have.
+//!
+//! ```
+//! use stealpool::deque::{Injector, Steal, Worker};
+//!
+//! let jobs: Worker<Box<dyn FnOnce() -> u32 + Send>> = Worker::new();
+//! jobs.push(Box::new(|| 1));
+//! let outside: Injector<(u32, String)> = Injector::new();
+//! outside.push((2, "two".to_string()));
+//! assert_eq!((jobs.pop().unwrap())(), 1);
+//! assert_eq!(outside.steal(), Steal::Success((2, "two".to_string())));
+//! ```
 //!
 //! # Invariants
 //!
@@ -47,14 +83,17 @@
 
 mod buffer;
 mod element;
+mod injector;
 pub(crate) mod ordering;
 mod steal;
 mod stealer;
 mod worker;
 
+#[allow(unused_imports)] // used by the tests
+pub(crate) use element::is_boxed;
 pub use element::Element;
-#[allow(unused_imports)] // used by the pool
-pub(crate) use element::Word;
+use element::{from_word, into_word};
+pub use injector::Injector;
 pub use steal::Steal;
 pub use stealer::Stealer;
 pub use worker::Worker;
@@ -66,7 +105,7 @@ use ordering::OWNER_LOCAL;
 use std::marker::PhantomData;
 
 /// The state shared by a `Worker` and its `Stealer`s.
-struct Inner<T: Element> {
+struct Inner<T> {
     /// Index of the oldest element; thieves take from here.
     top: CachePadded<AtomicI64>,
     /// Index one past the newest element; only the owner writes it.
@@ -77,13 +116,13 @@ struct Inner<T: Element> {
     _owns: PhantomData<T>,
 }
 
-// SAFETY: the deque moves `T`s between threads (so `T: Send`, which `Element`
-// implies) and never shares a `&T`; all shared state is atomic.
-unsafe impl<T: Element> Send for Inner<T> {}
+// SAFETY: the deque moves `T`s between threads (so `T: Send`) and never
+// shares a `&T`; all shared state is atomic.
+unsafe impl<T: Send> Send for Inner<T> {}
 // SAFETY: as above; `&Inner` gives access to atomics only.
-unsafe impl<T: Element> Sync for Inner<T> {}
+unsafe impl<T: Send> Sync for Inner<T> {}
 
-impl<T: Element> Inner<T> {
+impl<T> Inner<T> {
     /// An empty deque on `buffer`, a freshly allocated buffer with no
     /// `prev`; the deque owns it from here on.
     fn new(buffer: *mut Buffer) -> Self {
@@ -104,7 +143,7 @@ impl<T: Element> Inner<T> {
     }
 }
 
-impl<T: Element> Drop for Inner<T> {
+impl<T> Drop for Inner<T> {
     fn drop(&mut self) {
         // The last handle is gone: `Arc`'s drop made every other handle's
         // accesses happen before this point, so relaxed loads (D12) see the
@@ -115,7 +154,7 @@ impl<T: Element> Drop for Inner<T> {
         for index in top..bottom {
             // SAFETY: indices `top..bottom` hold words of elements that never
             // left the deque; each is turned back into a `T` once, here.
-            drop(unsafe { T::from_word((*buffer).read(index)) });
+            drop(unsafe { from_word::<T>((*buffer).read(index)) });
         }
         // SAFETY: no handle is left, so no thread can reach any buffer.
         unsafe { Buffer::free_chain(buffer) };

@@ -53,6 +53,33 @@ orderings! {
     GROW_STORE_BUFFER: Ordering = Release, weakened "grow_store_buffer" => Relaxed;
 }
 
+orderings! {
+    /// Q8: the public injector's claim of the owner end of its deque (a CAS
+    /// of `refilling` from false). Acquire pairs with the release (Q8) of
+    /// the thread that held it last, so that this thread sees that
+    /// owner's writes (`bottom`, the `Worker`'s cells) before it pushes.
+    REFILL_CLAIM: Ordering = Acquire, weakened "injector_refill_claim" => Relaxed;
+    /// Q8: the release of that owner end (a store of false): everything
+    /// the holder did as the owner happens before the next claim.
+    REFILL_RELEASE: Ordering = Release, weakened "injector_refill_release" => Relaxed;
+    /// Q9: the decrement of `pending` by a refill, after it moved the
+    /// elements it counts onto the deque: release, so a steal that reads
+    /// the smaller count (acquire, Q9) sees their pushes.
+    PENDING_MOVED: Ordering = Release, weakened "injector_pending_moved" => Relaxed;
+    /// Q9: a steal's read of `pending` before it reports `Empty`.
+    PENDING_LOAD: Ordering = Acquire, weakened "injector_pending_load" => Relaxed;
+}
+
+/// Q9: a push counts its element in `pending` before its CAS (Q2) and
+/// orders nothing through it; the count is only read for `len` and for
+/// `steal`'s `Empty`, and is never smaller than the number of elements in
+/// the intake: the increment is sequenced before the push's CAS (Q2,
+/// release), which the swap that takes the element (Q3, acquire) reads, and
+/// the decrement that uncounts it is sequenced after that swap; so the
+/// increment happens before the decrement, and precedes it in the
+/// modification order of `pending`, which never goes below zero.
+pub(crate) const PENDING_PUSH: Ordering = Relaxed;
+
 /// D4: the owner's CAS on `top` when popping the last element. Relaxed:
 /// the CAS's atomicity alone decides between the owner and the thieves
 /// (D9), and the owner reads nothing through it; the element is its own.

@@ -4,7 +4,7 @@ use super::ordering::{
     barrier, fence, CAS_FAILURE, LOAD_BUFFER, OWNER_LOCAL, STEAL_CAS, STEAL_FENCE, STEAL_HEAVY_BARRIER,
     STEAL_LOAD_BOTTOM, STEAL_LOAD_TOP,
 };
-use super::{Element, Inner, Steal, Worker, MAX_BATCH};
+use super::{from_word, Inner, Steal, Worker, MAX_BATCH};
 use crate::sync::Arc;
 use std::fmt;
 
@@ -39,14 +39,14 @@ use std::fmt;
 /// }
 /// assert_eq!(stolen + rest, (0..100).sum::<usize>());
 /// ```
-pub struct Stealer<T: Element> {
+pub struct Stealer<T> {
     inner: Arc<Inner<T>>,
     /// The owner pops with a light barrier (D15), so steals run the heavy
     /// one (D16).
     owner_biased: bool,
 }
 
-impl<T: Element> Stealer<T> {
+impl<T> Stealer<T> {
     pub(super) fn new(inner: Arc<Inner<T>>, owner_biased: bool) -> Self {
         Stealer { inner, owner_biased }
     }
@@ -125,11 +125,53 @@ impl<T: Element> Stealer<T> {
             return Steal::Retry;
         }
         // SAFETY: the CAS made index `top` ours; its word is converted once.
-        Steal::Success(unsafe { T::from_word(word) })
+        Steal::Success(unsafe { from_word::<T>(word) })
     }
 
-    /// Steals about half of the elements (at most 32), moves all but one of
-    /// them into `dest`, and returns that one.
+    /// Steals about half of the elements (at most 32) and pushes them onto
+    /// `dest`, oldest first, so that `dest`'s owner pops the newest of them
+    /// first, as crossbeam-deque's LIFO workers do. [`Steal::Success`] if
+    /// at least one element moved.
+    ///
+    /// Stealing into the deque's own `Worker` moves nothing: `Success` if
+    /// it holds an element, else `Empty`.
+    ///
+    /// ```
+    /// use stealpool::deque::{Steal, Worker};
+    ///
+    /// let victim = Worker::new();
+    /// for i in 1..=4u32 {
+    ///     victim.push(i);
+    /// }
+    /// let thief = Worker::new();
+    /// assert_eq!(victim.stealer().steal_batch(&thief), Steal::Success(()));
+    /// assert_eq!(thief.pop(), Some(2));
+    /// assert_eq!(thief.pop(), Some(1));
+    /// assert_eq!(victim.len(), 2);
+    /// ```
+    pub fn steal_batch(&self, dest: &Worker<T>) -> Steal<()> {
+        if dest.is_same_deque(&self.inner) {
+            return if dest.is_empty() {
+                Steal::Empty
+            } else {
+                Steal::Success(())
+            };
+        }
+        match self.steal_batch_and_pop(dest) {
+            Steal::Success(newest) => {
+                dest.push(newest);
+                Steal::Success(())
+            }
+            Steal::Empty => Steal::Empty,
+            Steal::Retry => Steal::Retry,
+        }
+    }
+
+    /// Steals about half of the elements (at most 32), moves all but the
+    /// newest of them into `dest` (oldest first), and returns that newest
+    /// one: what crossbeam-deque's `steal_batch_and_pop` returns from a
+    /// LIFO worker, the element `dest.pop()` would have given after
+    /// [`steal_batch`](Self::steal_batch).
     ///
     /// Stealing into the deque's own `Worker` pops from it instead.
     ///
@@ -137,17 +179,31 @@ impl<T: Element> Stealer<T> {
     /// use stealpool::deque::{Steal, Worker};
     ///
     /// let victim = Worker::new();
-    /// for i in 0..8usize {
+    /// for i in 1..=6usize {
     ///     victim.push(i);
     /// }
     /// let thief = Worker::new();
-    /// assert_eq!(victim.stealer().steal_batch_and_pop(&thief), Steal::Success(0));
-    /// assert_eq!(thief.len(), 3); // 1, 2, 3 moved over
-    /// assert_eq!(victim.len(), 4);
+    /// // 1, 2 and 3 are stolen; 3 is returned, 1 and 2 moved over.
+    /// assert_eq!(victim.stealer().steal_batch_and_pop(&thief), Steal::Success(3));
+    /// assert_eq!(thief.pop(), Some(2));
+    /// assert_eq!(thief.pop(), Some(1));
+    /// assert_eq!(victim.len(), 3);
     /// ```
+    pub fn steal_batch_and_pop(&self, dest: &Worker<T>) -> Steal<T> {
+        self.steal_batch_keeping(dest, Keep::Newest)
+    }
+
+    /// `steal_batch_and_pop` that returns the oldest of the stolen
+    /// elements and moves the rest over: what the pool's workers run first
+    /// when they steal, the largest piece of work (`pool/worker.rs`).
+    pub(crate) fn steal_batch_and_pop_oldest(&self, dest: &Worker<T>) -> Steal<T> {
+        self.steal_batch_keeping(dest, Keep::Oldest)
+    }
+
     // The bug flag returns early; the fixed code after it stays compiled.
     #[cfg_attr(stealpool_bug = "batch_wide_cas", allow(unreachable_code))]
-    pub fn steal_batch_and_pop(&self, dest: &Worker<T>) -> Steal<T> {
+    #[inline]
+    fn steal_batch_keeping(&self, dest: &Worker<T>, keep: Keep) -> Steal<T> {
         if dest.is_same_deque(&self.inner) {
             return dest.pop().map_or(Steal::Empty, Steal::Success);
         }
@@ -158,7 +214,9 @@ impl<T: Element> Stealer<T> {
         // below the index it takes, so it may pop into a range that a single
         // wide CAS is about to claim, and both would get the same elements
         // (proof B1). One CAS per element costs what the owner's pops cost.
-        let first = match self.steal() {
+        // Which of the stolen elements is returned changes nothing there:
+        // each is pushed on `dest` only after its own claim succeeded.
+        let mut kept = match self.steal() {
             Steal::Success(value) => value,
             other => return other,
         };
@@ -167,11 +225,14 @@ impl<T: Element> Stealer<T> {
         let more = (self.len() / 2).min(MAX_BATCH - 1);
         for _ in 0..more {
             match self.steal() {
-                Steal::Success(value) => dest.push(value),
+                Steal::Success(value) => match keep {
+                    Keep::Oldest => dest.push(value),
+                    Keep::Newest => dest.push(std::mem::replace(&mut kept, value)),
+                },
                 Steal::Empty | Steal::Retry => break,
             }
         }
-        Steal::Success(first)
+        Steal::Success(kept)
     }
 
     /// The batch-steal defect of B1, reintroduced for the checkers by
@@ -210,14 +271,14 @@ impl<T: Element> Stealer<T> {
         for &word in &words[1..count] {
             // SAFETY: none, that is the defect: the owner may have popped
             // these indices too.
-            dest.push(unsafe { T::from_word(word) });
+            dest.push(unsafe { from_word::<T>(word) });
         }
         // SAFETY: as above.
-        Steal::Success(unsafe { T::from_word(words[0]) })
+        Steal::Success(unsafe { from_word::<T>(words[0]) })
     }
 }
 
-impl<T: Element> Clone for Stealer<T> {
+impl<T> Clone for Stealer<T> {
     fn clone(&self) -> Self {
         Stealer {
             inner: self.inner.clone(),
@@ -226,10 +287,17 @@ impl<T: Element> Clone for Stealer<T> {
     }
 }
 
-impl<T: Element> fmt::Debug for Stealer<T> {
+impl<T> fmt::Debug for Stealer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Stealer")
             .field("len", &self.len())
             .finish_non_exhaustive()
     }
+}
+
+/// Which stolen element a batch steal returns.
+#[derive(Clone, Copy)]
+enum Keep {
+    Oldest,
+    Newest,
 }

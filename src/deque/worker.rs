@@ -5,7 +5,7 @@ use super::ordering::{
     barrier_known, fence, CAS_FAILURE, OLDEST_CAS, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_LIGHT_BARRIER,
     POP_STORE_BOTTOM, PUBLISH_BUFFER, PUSH_LOAD_TOP, PUSH_STORE_BOTTOM,
 };
-use super::{Element, Inner, Stealer, DEFAULT_CAPACITY};
+use super::{from_word, into_word, Inner, Stealer, DEFAULT_CAPACITY};
 use crate::sync::Arc;
 use std::cell::Cell;
 use std::fmt;
@@ -27,7 +27,7 @@ use std::ptr;
 /// assert_eq!(worker.len(), 10);
 /// assert_eq!(worker.pop(), Some(9));
 /// ```
-pub struct Worker<T: Element> {
+pub struct Worker<T> {
     inner: Arc<Inner<T>>,
     /// The owner's copy of `inner.buffer`: only the owner replaces the
     /// buffer, so it never needs to load the shared pointer. `Cell` also
@@ -52,9 +52,9 @@ pub struct Worker<T: Element> {
 
 // SAFETY: a `Worker` is the unique owner handle; moving it to another thread
 // moves the owner role with it. The `Cell` keeps it `!Sync`.
-unsafe impl<T: Element> Send for Worker<T> {}
+unsafe impl<T: Send> Send for Worker<T> {}
 
-impl<T: Element> Worker<T> {
+impl<T> Worker<T> {
     /// Creates an empty deque with a small initial capacity.
     ///
     /// ```
@@ -241,7 +241,7 @@ impl<T: Element> Worker<T> {
         }
         // D11: relaxed slot write; thieves cannot claim index `bottom` until
         // they see the store of `bottom + 1` below.
-        slots.write(bottom, value.into_word());
+        slots.write(bottom, into_word(value));
         // D2: release, publishing the slot to thieves that acquire `bottom`
         // (D7).
         inner.bottom.store(bottom + 1, PUSH_STORE_BOTTOM);
@@ -393,7 +393,7 @@ impl<T: Element> Worker<T> {
         }
         // SAFETY: index `bottom` is ours, by the CAS or because `top` was
         // below it after D3; its word is converted back exactly once.
-        Some(unsafe { T::from_word(word) })
+        Some(unsafe { from_word::<T>(word) })
     }
 
     /// Takes the oldest element, the one a thief would take next, from the
@@ -431,7 +431,7 @@ impl<T: Element> Worker<T> {
             {
                 inner.top.store(top + 1, OLDEST_CAS);
                 // SAFETY: none; the mutant exists to be caught.
-                return Some(unsafe { T::from_word(word) });
+                return Some(unsafe { from_word::<T>(word) });
             }
             // D17: claim index `top` as a thief's D9 would. Atomicity alone
             // decides between us and the thieves; we publish nothing through
@@ -439,7 +439,7 @@ impl<T: Element> Worker<T> {
             #[cfg_attr(stealpool_bug = "oldest_store", allow(unreachable_code))]
             match inner.top.compare_exchange(top, top + 1, OLDEST_CAS, CAS_FAILURE) {
                 // SAFETY: the CAS made index `top` ours; its word is converted once.
-                Ok(_) => return Some(unsafe { T::from_word(word) }),
+                Ok(_) => return Some(unsafe { from_word::<T>(word) }),
                 // A thief took index `top`: look at the next one.
                 Err(current) => top = current,
             }
@@ -479,13 +479,13 @@ impl<T: Element> Worker<T> {
     }
 }
 
-impl<T: Element> Default for Worker<T> {
+impl<T> Default for Worker<T> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T: Element> fmt::Debug for Worker<T> {
+impl<T> fmt::Debug for Worker<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Worker")
             .field("len", &self.len())
@@ -493,7 +493,7 @@ impl<T: Element> fmt::Debug for Worker<T> {
     }
 }
 
-impl<T: Element> Worker<T> {
+impl<T> Worker<T> {
     /// Whether `self` and `stealer` are two ends of the same deque.
     pub(super) fn is_same_deque(&self, inner: &Arc<Inner<T>>) -> bool {
         Arc::ptr_eq(&self.inner, inner)

@@ -15,7 +15,6 @@
 
 use super::injector_queue::{Link, Linked};
 use super::latch::Latch;
-use crate::deque::{Element, Word};
 use crate::sync::UnsafeCell;
 use std::any::Any;
 use std::mem::ManuallyDrop;
@@ -77,18 +76,6 @@ impl JobRef {
         std::ptr::eq(self.0.as_ptr(), header)
     }
 }
-
-// SAFETY: a `JobRef` is a non-null pointer; the word round-trips it exactly.
-unsafe impl Word for JobRef {
-    fn into_word(self) -> *mut () {
-        self.0.as_ptr().cast()
-    }
-    unsafe fn from_word(word: *mut ()) -> Self {
-        // SAFETY: the word came from `into_word` of a non-null pointer.
-        JobRef(unsafe { NonNull::new_unchecked(word.cast()) })
-    }
-}
-impl Element for JobRef {}
 
 // SAFETY: a `JobRef` points to its whole job (header first), live until it
 // runs; the injector alone touches the header's link, and only while the

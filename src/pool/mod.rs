@@ -17,8 +17,11 @@ mod global;
 mod handle;
 mod injector;
 mod injector_ordering;
-mod injector_queue;
+// Also the public `deque::Injector`'s intake.
+pub(crate) mod injector_queue;
 mod job;
+// The deque keeps jobs as themselves, one word each (`deque/element.rs`).
+pub(crate) use job::JobRef;
 mod join;
 mod join_job;
 mod latch;

@@ -825,7 +825,7 @@ impl WorkerThread {
         let counters = &self.registry.counters[self.index];
         counters.record(Event::StealAttempt);
         let before = dest.len();
-        let stolen = stealer.steal_batch_and_pop(dest);
+        let stolen = stealer.steal_batch_and_pop_oldest(dest);
         if let Steal::Success(_) = stolen {
             counters.record(Event::SuccessfulSteal);
             counters.record(Event::StealAt(distance));
