@@ -1,11 +1,11 @@
 //! `submit`'s handle: blocking `join`, `Future`, and the continuations of
 //! `continuation.rs`.
 
-use super::blocking::block_in_place;
+use super::blocking::{block_in_place, Blocked};
 use super::claim::Claim;
 use super::continuation::Continuation;
 use super::job::{drop_payload, JobHeader, JobRef};
-use super::latch::{Latch, LockLatch};
+use super::latch::{CrossPoolLatch, Latch, LockLatch};
 use super::priority::Priority;
 use super::registry::Registry;
 use super::worker::WorkerThread;
@@ -23,6 +23,9 @@ enum Waiter<R> {
     /// A blocked thread: outside every pool, or a worker with a spare
     /// standing in for it (H4).
     Thread(*const LockLatch),
+    /// A worker of another pool with no spare to stand in for it, running
+    /// its own pool's jobs meanwhile (H4, J3).
+    OtherPool(*const CrossPoolLatch),
     /// An async task.
     Task(Waker),
     /// A continuation: takes the result when it is ready (K1).
@@ -152,6 +155,8 @@ impl<R> Packet<R> {
             // SAFETY: the waiter is blocked until this latch is set and must
             // take this mutex to unregister, so the latch is live (H1).
             Waiter::Thread(latch) => unsafe { Latch::set(latch) },
+            // SAFETY: as above; the latch holds its waiter's pool (J3).
+            Waiter::OtherPool(latch) => unsafe { Latch::set(latch) },
             Waiter::Task(waker) => {
                 drop(state);
                 waker.wake();
@@ -381,6 +386,11 @@ impl<R: Send> JoinHandle<R> {
             }
             return self.take_result();
         }
+        if let Some(worker) = worker {
+            if !std::ptr::eq(worker.registry(), &*self.registry) {
+                return self.join_from_other_pool(worker);
+            }
+        }
         // A worker that may run the task in place asks to be woken when a
         // continuation's inputs are all there, once (K4).
         let mut wake_on_ready = worker.is_some_and(|worker| self.may_run_in_place(worker));
@@ -406,6 +416,30 @@ impl<R: Send> JoinHandle<R> {
             // one more try in place, then wait for the result alone.
             wake_on_ready = false;
         }
+    }
+
+    /// H4 on a worker of another pool: it parks with a spare of its own
+    /// pool standing in; with none to be had (every spare slot taken), it
+    /// runs its own pool's jobs while it waits instead, as a cross-pool
+    /// `install` does (J3).
+    #[cold]
+    #[inline(never)]
+    fn join_from_other_pool(self, worker: &WorkerThread) -> thread::Result<R> {
+        let blocked = Blocked::enter(worker);
+        if blocked.stood_in {
+            let latch = LockLatch::new();
+            if self.register(Waiter::Thread(&raw const latch), false) {
+                latch.wait();
+            }
+            drop(blocked);
+            return self.take_result();
+        }
+        drop(blocked);
+        let latch = CrossPoolLatch::new(worker.registry_arc(), worker.index());
+        if self.register(Waiter::OtherPool(&raw const latch), false) {
+            worker.wait_until(&latch.core);
+        }
+        self.take_result()
     }
 
     /// Whether `worker` may run this handle's task in place (H4): it is a

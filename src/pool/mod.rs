@@ -126,7 +126,9 @@ use worker::WorkerThread;
 /// worker by default). Past that limit a handle's wait blocks its worker
 /// without a stand-in, as a worker of a fixed-size pool would, and the pool
 /// runs with one thread fewer until it returns; a wait on another pool
-/// runs its own pool's jobs meanwhile instead. A `JoinHandle::join` that
+/// (`install`, `join`, `scope`, a handle) runs its own pool's jobs
+/// meanwhile instead, so that pools with no spares may still call into
+/// each other. A `JoinHandle::join` that
 /// finds its task running beneath it on its own thread (reached only by
 /// running other jobs while waiting, in `join`, `scope` or that fallback)
 /// panics with a message rather than wait forever.
