@@ -11,11 +11,14 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::*};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread;
 use std::time::{Duration, Instant};
 use stealpool::{current_worker_index, JoinHandle, ThreadPool};
+
+mod common;
+use common::Gate;
 
 /// `full` on real hardware, `miri` under Miri (about a thousand times slower).
 const fn scaled(full: usize, miri: usize) -> usize {
@@ -29,28 +32,6 @@ const fn scaled(full: usize, miri: usize) -> usize {
 /// How long a test waits for something that must happen before it calls it
 /// a hang. Generous: it only bounds a failure, it never measures speed.
 const DEADLINE: Duration = Duration::from_secs(if cfg!(miri) { 600 } else { 30 });
-
-/// A one-shot gate: tasks block on it until the test opens it, which holds
-/// them in a known state (queued, running) while the test looks.
-#[derive(Default)]
-struct Gate {
-    open: Mutex<bool>,
-    opened: Condvar,
-}
-
-impl Gate {
-    fn open(&self) {
-        *self.open.lock().unwrap() = true;
-        self.opened.notify_all();
-    }
-
-    fn wait(&self) {
-        let mut open = self.open.lock().unwrap();
-        while !*open {
-            open = self.opened.wait(open).unwrap();
-        }
-    }
-}
 
 /// Spins (yielding) until `flag` is set; fails the test after [`DEADLINE`].
 fn await_flag(flag: &AtomicBool, what: &str) {

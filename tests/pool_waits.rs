@@ -7,11 +7,11 @@
 
 mod common;
 
-use common::{quiet_expected_panics, EXPECTED};
+use common::{quiet_expected_panics, Gate, EXPECTED};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 use stealpool::{JoinHandle, ThreadPool};
@@ -26,27 +26,6 @@ fn finishes<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'stati
     match result.recv_timeout(Duration::from_secs(300)) {
         Ok(value) => value,
         Err(_) => panic!("{what}: no result after 300 s: a deadlock"),
-    }
-}
-
-/// A gate that outside code opens once.
-#[derive(Default)]
-struct Gate {
-    open: Mutex<bool>,
-    opened: Condvar,
-}
-
-impl Gate {
-    fn open(&self) {
-        *self.open.lock().unwrap() = true;
-        self.opened.notify_all();
-    }
-
-    fn wait(&self) {
-        let mut open = self.open.lock().unwrap();
-        while !*open {
-            open = self.opened.wait(open).unwrap();
-        }
     }
 }
 

@@ -118,3 +118,25 @@ pub fn fib(pool: &stealpool::ThreadPool, n: u64) -> u64 {
     let (a, b) = pool.join(|| fib(pool, n - 1), || fib(pool, n - 2));
     a + b
 }
+
+/// A one-shot gate: tasks block on it until the test opens it, which holds
+/// them in a known state (queued, running) while the test looks.
+#[derive(Default)]
+pub struct Gate {
+    open: std::sync::Mutex<bool>,
+    opened: std::sync::Condvar,
+}
+
+impl Gate {
+    pub fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.opened.notify_all();
+    }
+
+    pub fn wait(&self) {
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.opened.wait(open).unwrap();
+        }
+    }
+}
