@@ -17,7 +17,9 @@
 //! which fails if fewer schedules ran. Shuttle is sequentially consistent:
 //! the memory orderings are loom's job (`model/loom_priority.rs`).
 //!
-//! Run with `cargo test --features shuttle --release --test shuttle_priority`.
+//! Run with `cargo test --features shuttle --test shuttle_priority` (the quick bounds;
+//! `STEALPOOL_MODEL_BOUNDS=full` for the bounds stated here, `bounds.rs`);
+//! each test prints a line as it starts and one as it ends.
 
 #[path = "shuttle_run.rs"]
 mod shuttle_run;
