@@ -7,7 +7,10 @@
 //!
 //! A model has one preemption bound and floor for both bounds
 //! (`bounds.rs`), or, when the full bound takes long, a smaller quick bound
-//! with its own floor (`explore_bounds`). Each model prints a line when it
+//! with its own floor (`explore_bounds`: the full pair first, then the
+//! quick one), about half the executions observed at that bound, as the
+//! full floors are. A model that also asserts it reached some path (a
+//! promotion, an inline `join`) keeps a quick bound at which it does. Each model prints a line when it
 //! starts and one with its executions when it ends, past libtest's capture
 //! (`progress.rs`).
 

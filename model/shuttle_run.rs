@@ -10,7 +10,7 @@
 //! when it ends, past libtest's capture (`progress.rs`).
 
 #[path = "bounds.rs"]
-mod bounds;
+pub mod bounds;
 #[path = "progress.rs"]
 mod progress;
 
