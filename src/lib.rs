@@ -13,6 +13,14 @@
 //! Every lock-free part is written against one sync facade that switches
 //! between `std`, `loom` and `shuttle`, so the code you run is the code that is
 //! model-checked. The argument for every memory ordering is in `proofs/`.
+//!
+//! Model-check it with `cargo test --features loom`, then
+//! `cargo test --features shuttle`: as typed, each runs every model at its
+//! quick bounds, each model asserting a floor of executions and printing a
+//! line as it starts and ends. On a fresh clone on 2 cores busy with other
+//! builds, loom took 11 minutes (6 of them building) and shuttle 6.5 more.
+//! `STEALPOOL_MODEL_BOUNDS=full` runs the full bounds that CI checks (the
+//! README's Commands).
 #![deny(missing_docs)]
 // Doc examples run on real threads: under a model checker, rustdoc collects
 // none, so `cargo test --features loom` runs only the model harnesses.
