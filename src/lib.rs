@@ -18,7 +18,7 @@
 //! `cargo test --features shuttle`: as typed, each runs every model at its
 //! quick bounds, each model asserting a floor of executions and printing a
 //! line as it starts and ends. On a fresh clone on 2 cores busy with other
-//! builds, loom took 11 minutes (6 of them building) and shuttle 6.5 more.
+//! builds, loom took 11 minutes (6 of them building), shuttle 9 alone.
 //! `STEALPOOL_MODEL_BOUNDS=full` runs the full bounds that CI checks (the
 //! README's Commands).
 #![deny(missing_docs)]
