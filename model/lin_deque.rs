@@ -18,7 +18,9 @@
 //! the facade) and fails below its floor, so a harness that runs nothing
 //! cannot pass.
 //!
-//! Run with `cargo test --features shuttle --release --test lin_deque`.
+//! Run with `cargo test --features shuttle --test lin_deque` (the quick bounds;
+//! `STEALPOOL_MODEL_BOUNDS=full` for the bounds stated here, `bounds.rs`);
+//! each test prints a line as it starts and one as it ends.
 
 #[path = "lin_record.rs"]
 mod lin_record;

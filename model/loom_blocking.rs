@@ -10,13 +10,15 @@
 //! Conventions (bounds and floors, what the counters check) as in
 //! `loom_pool.rs`.
 //!
-//! Run with `cargo test --features loom --release --test loom_blocking`.
+//! Run with `cargo test --features loom --test loom_blocking` (the quick bounds;
+//! `STEALPOOL_MODEL_BOUNDS=full` for the bounds stated here, `bounds.rs`);
+//! each model prints a line as it starts and one as it ends.
 
 #[path = "loom_run.rs"]
 mod loom_run;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::{Arc, Condvar, Mutex};
-use loom_run::explore;
+use loom_run::{explore, explore_bounds};
 use stealpool::{block_in_place, JoinHandle, ThreadPool};
 
 /// A gate one thread waits at until another opens it.
@@ -86,7 +88,7 @@ fn blocked_task() -> Blocked {
 // wakes it), and gives its slot back when the worker returns.
 #[test]
 fn blocked_worker_hands_work_to_spare() {
-    explore("blocked_worker_hands_work_to_spare", 2, 4700, || {
+    explore_bounds("blocked_worker_hands_work_to_spare", (2, 4700), (1, 120), || {
         let Blocked {
             pool,
             gate,
@@ -110,7 +112,7 @@ fn blocked_worker_hands_work_to_spare() {
 // the last member with the task queued, hangs the drop or loses the task.
 #[test]
 fn return_races_shutdown() {
-    explore("return_races_shutdown", 3, 10500, || {
+    explore_bounds("return_races_shutdown", (3, 10500), (2, 750), || {
         let Blocked { pool, gate, ran, .. } = blocked_task();
         let late = ran.clone();
         pool.spawn(move || {
@@ -133,7 +135,7 @@ fn return_races_shutdown() {
 // found them.
 #[test]
 fn blocked_during_drain() {
-    explore("blocked_during_drain", 3, 12000, || {
+    explore_bounds("blocked_during_drain", (3, 12000), (2, 890), || {
         let Blocked { pool, gate, ran, .. } = blocked_task();
         pool.spawn(move || gate.open());
         drop(pool);
@@ -151,29 +153,34 @@ fn blocked_during_drain() {
 // lets the blocked task go on at any point of the shutdown.
 #[test]
 fn work_made_while_blocked_after_shutdown() {
-    explore("work_made_while_blocked_after_shutdown", 2, 6600, || {
-        let pool = one_worker_one_spare();
-        let finished = pool.submit(|| ());
-        pool.wait_all();
-        let (go_on, done) = (Arc::new(Gate::default()), Arc::new(Gate::default()));
-        let ran = Arc::new(AtomicUsize::new(0));
-        {
-            let (go_on, done, ran) = (go_on.clone(), done.clone(), ran.clone());
-            pool.spawn(move || {
-                block_in_place(move || {
-                    go_on.wait();
-                    let opener = done.clone();
-                    let _next = finished.then(move |()| opener.open());
-                    done.wait();
+    explore_bounds(
+        "work_made_while_blocked_after_shutdown",
+        (2, 6600),
+        (1, 150),
+        || {
+            let pool = one_worker_one_spare();
+            let finished = pool.submit(|| ());
+            pool.wait_all();
+            let (go_on, done) = (Arc::new(Gate::default()), Arc::new(Gate::default()));
+            let ran = Arc::new(AtomicUsize::new(0));
+            {
+                let (go_on, done, ran) = (go_on.clone(), done.clone(), ran.clone());
+                pool.spawn(move || {
+                    block_in_place(move || {
+                        go_on.wait();
+                        let opener = done.clone();
+                        let _next = finished.then(move |()| opener.open());
+                        done.wait();
+                    });
+                    ran.fetch_add(1, Ordering::Relaxed);
                 });
-                ran.fetch_add(1, Ordering::Relaxed);
-            });
-        }
-        let opener = loom::thread::spawn(move || go_on.open());
-        drop(pool);
-        opener.join().unwrap();
-        assert_eq!(ran.load(Ordering::Relaxed), 1);
-    });
+            }
+            let opener = loom::thread::spawn(move || go_on.open());
+            drop(pool);
+            opener.join().unwrap();
+            assert_eq!(ran.load(Ordering::Relaxed), 1);
+        },
+    );
 }
 
 // Preemption bound 2, floor 750 (1516 executions observed; bound 3: 23 692,

@@ -22,8 +22,9 @@
 //! Loom treats SeqCst loads, stores and read-modify-writes as AcqRel but
 //! handles `fence(SeqCst)`, and does not explore load buffering.
 //!
-//! Run with `cargo test --features loom --release --test loom_deque`; each
-//! model prints its executions and time on stderr (`-- --nocapture`).
+//! Run with `cargo test --features loom --test loom_deque` (the quick bounds;
+//! `STEALPOOL_MODEL_BOUNDS=full` for the bounds stated here, `bounds.rs`);
+//! each model prints a line as it starts and one as it ends.
 
 #[path = "loom_run.rs"]
 mod loom_run;
@@ -31,7 +32,7 @@ use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use loom_run::explore;
+use loom_run::{explore, explore_bounds};
 use std::sync::Mutex as StdMutex;
 use stealpool::deque::{Element, Steal, Stealer, Worker};
 
@@ -176,11 +177,11 @@ fn pop_vs_steal_two_on(name: &str, new_deque: NewDeque, floor: usize) {
 // the owner pushes a second element and pops.
 #[test]
 fn steal_vs_steal() {
-    steal_vs_steal_on("steal_vs_steal", Worker::with_capacity, 4, 75000);
+    steal_vs_steal_on("steal_vs_steal", Worker::with_capacity, (4, 75000), (3, 10_000));
 }
 
-fn steal_vs_steal_on(name: &str, new_deque: NewDeque, bound: usize, floor: usize) {
-    explore(name, bound, floor, move || {
+fn steal_vs_steal_on(name: &str, new_deque: NewDeque, full: (usize, usize), quick: (usize, usize)) {
+    explore_bounds(name, full, quick, move || {
         let pushed = [1, 2];
         let worker = new_deque(2);
         worker.push(1);
@@ -289,7 +290,7 @@ fn push_publication() {
 // third element (growth to 4) and pops across it.
 #[test]
 fn grow_vs_steal() {
-    explore("grow_vs_steal/capacity_1", 5, 50000, || {
+    explore_bounds("grow_vs_steal/capacity_1", (5, 50000), (4, 11_000), || {
         let pushed = [1, 2, 3, 4];
         let worker = Worker::with_capacity(1);
         worker.push(1);
@@ -379,7 +380,7 @@ fn batch_vs_pop() {
         drain(&worker, &mut out);
         assert_exactly_once(PUSHED, out);
     });
-    explore("batch_vs_pop/with_plain_thief", 4, 30000, || {
+    explore_bounds("batch_vs_pop/with_plain_thief", (4, 30000), (3, 7100), || {
         let worker = Worker::with_capacity(4);
         for value in 1..=4 {
             worker.push(value);
@@ -548,8 +549,8 @@ fn owner_biased_steal_vs_steal() {
     steal_vs_steal_on(
         "owner_biased_steal_vs_steal",
         Worker::owner_biased_with_capacity,
-        3,
-        50000,
+        (3, 50000),
+        (2, 4800),
     );
 }
 

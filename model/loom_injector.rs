@@ -30,11 +30,13 @@
 //! `LOOM_MAX_PREEMPTIONS`) and a floor, about half the executions observed;
 //! a model below its floor fails as vacuous. Each prints "N executions in T".
 //!
-//! Run with `cargo test --features loom --release --test loom_injector`.
+//! Run with `cargo test --features loom --test loom_injector` (the quick bounds;
+//! `STEALPOOL_MODEL_BOUNDS=full` for the bounds stated here, `bounds.rs`);
+//! each model prints a line as it starts and one as it ends.
 
 #[path = "loom_run.rs"]
 mod loom_run;
-use loom_run::explore;
+use loom_run::{explore, explore_bounds};
 #[allow(dead_code)]
 #[path = "injector_harness.rs"]
 mod injector_harness;
@@ -83,7 +85,7 @@ fn assert_each_once(log: &[(usize, usize)], expected: &[(usize, usize)]) {
 // submitter, and every item is dropped once.
 #[test]
 fn push_vs_batch_pop() {
-    explore("push_vs_batch_pop", 3, 50_000, || {
+    explore_bounds("push_vs_batch_pop", (3, 50_000), (2, 5700), || {
         let drops = Arc::new(AtomicUsize::new(0));
         let queue = Arc::new(Queue::new());
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -123,7 +125,7 @@ fn push_vs_batch_pop() {
 // exactly one of them, each consumer's share in push order.
 #[test]
 fn batch_pop_vs_batch_pop() {
-    explore("batch_pop_vs_batch_pop", 3, 27_000, || {
+    explore_bounds("batch_pop_vs_batch_pop", (3, 27_000), (2, 3000), || {
         let drops = Arc::new(AtomicUsize::new(0));
         let queue = Arc::new(Queue::new());
         let log = Arc::new(Mutex::new(Vec::new()));

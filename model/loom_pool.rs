@@ -38,15 +38,16 @@
 //! Loom treats SeqCst loads, stores and read-modify-writes as AcqRel but
 //! handles `fence(SeqCst)`, and does not explore load buffering.
 //!
-//! Run with `cargo test --features loom --release --test loom_pool`; each
-//! model prints its executions and time on stderr (`-- --nocapture`).
+//! Run with `cargo test --features loom --test loom_pool` (the quick bounds;
+//! `STEALPOOL_MODEL_BOUNDS=full` for the bounds stated here, `bounds.rs`);
+//! each model prints a line as it starts and one as it ends.
 
 #[path = "loom_run.rs"]
 mod loom_run;
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
-use loom_run::explore;
+use loom_run::{explore, explore_bounds};
 use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
 use stealpool::ThreadPool;
 
@@ -109,7 +110,7 @@ impl Slot {
 // been woken once and has run a job.
 #[test]
 fn submit_vs_park_1_worker() {
-    explore("submit_vs_park_1_worker", 5, 35_000, || {
+    explore_bounds("submit_vs_park_1_worker", (5, 35_000), (3, 1500), || {
         let pool = ThreadPool::new(1);
         let ran = Arc::new(AtomicUsize::new(0));
         for round in 1..=2 {
@@ -130,7 +131,7 @@ fn submit_vs_park_1_worker() {
 // the job.
 #[test]
 fn submit_vs_park_2_workers() {
-    explore("submit_vs_park_2_workers", 3, 250_000, || {
+    explore_bounds("submit_vs_park_2_workers", (3, 250_000), (1, 870), || {
         let pool = ThreadPool::new(2);
         let ran = Arc::new(AtomicUsize::new(0));
         let task_ran = ran.clone();
@@ -149,7 +150,7 @@ fn submit_vs_park_2_workers() {
 // final check gets it run.
 #[test]
 fn submit_two_vs_park_2_workers() {
-    explore("submit_two_vs_park_2_workers", 2, 75_000, || {
+    explore_bounds("submit_two_vs_park_2_workers", (2, 75_000), (1, 3800), || {
         let pool = ThreadPool::new(2);
         let ran = Arc::new(AtomicUsize::new(0));
         let handles: Vec<_> = (0..2)
@@ -186,7 +187,7 @@ fn shutdown_vs_park() {
     explore("shutdown_vs_park_idle", 6, 1, || {
         drop(ThreadPool::new(1));
     });
-    explore("shutdown_vs_park_idle_2_workers", 4, 8000, || {
+    explore_bounds("shutdown_vs_park_idle_2_workers", (4, 8000), (3, 3300), || {
         drop(ThreadPool::new(2));
     });
     explore("shutdown_vs_park_pending", 6, 140, || {
@@ -203,7 +204,7 @@ fn shutdown_vs_park() {
             "the pending task ran twice or never"
         );
     });
-    explore("shutdown_vs_park_pending_2_workers", 2, 9700, || {
+    explore_bounds("shutdown_vs_park_pending_2_workers", (2, 9700), (1, 550), || {
         let pool = ThreadPool::new(2);
         let ran = Arc::new(AtomicUsize::new(0));
         for _ in 0..2 {
@@ -233,7 +234,7 @@ fn shutdown_vs_park() {
 // lock latch.
 #[test]
 fn join_latch_vs_sleep() {
-    explore("join_latch_vs_sleep", 2, 39_000, || {
+    explore_bounds("join_latch_vs_sleep", (2, 39_000), (1, 970), || {
         let pool = ThreadPool::new(2);
         let (a, b) = (Slot::new(), Slot::new());
         let (ra, rb) = pool.join(
@@ -265,7 +266,7 @@ fn join_latch_vs_sleep() {
 // caller's stack, read after `scope` returns (C1 acquire-release chain).
 #[test]
 fn scope_latch_vs_sleep() {
-    explore("scope_latch_vs_sleep", 2, 30_000, || {
+    explore_bounds("scope_latch_vs_sleep", (2, 30_000), (1, 1700), || {
         let pool = ThreadPool::new(2);
         let slot = Slot::new();
         let slot_ref = &slot;
@@ -287,7 +288,7 @@ fn scope_latch_vs_sleep() {
 // run a task its joiner ran in place: "a submitted task ran twice".
 #[test]
 fn handle_latch_vs_sleep() {
-    explore("handle_latch_vs_sleep", 2, 45_000, || {
+    explore_bounds("handle_latch_vs_sleep", (2, 45_000), (1, 1400), || {
         let pool = ThreadPool::new(2);
         let ran = Arc::new(AtomicUsize::new(0));
         let task_ran = ran.clone();
@@ -323,7 +324,7 @@ fn wait_all_outside() {
         assert_eq!(pool.pending_tasks(), 0);
         drop(pool);
     });
-    explore("wait_all_outside_2_workers", 2, 15_000, || {
+    explore_bounds("wait_all_outside_2_workers", (2, 15_000), (1, 860), || {
         let pool = ThreadPool::new(2);
         let slot = Arc::new(Slot::new());
         let task_slot = slot.clone();
@@ -342,7 +343,7 @@ fn wait_all_outside() {
 // Bound: 3. Floor: 400 000 executions (about 800 000 observed).
 #[test]
 fn spawn_then_block() {
-    explore("spawn_then_block", 3, 400_000, || {
+    explore_bounds("spawn_then_block", (3, 400_000), (1, 690), || {
         let pool = std::sync::Arc::new(ThreadPool::new(2));
         let spawner = pool.clone();
         let handle = pool.submit(move || {
@@ -369,7 +370,7 @@ fn spawn_then_block() {
 // `pending_unchecked` bugs are caught as before).
 #[test]
 fn join_then_block() {
-    explore("join_then_block", 2, 32_000, || {
+    explore_bounds("join_then_block", (2, 32_000), (1, 720), || {
         let pool = std::sync::Arc::new(ThreadPool::new(2));
         let joiner = pool.clone();
         let handle = pool.submit(move || {
@@ -395,7 +396,7 @@ fn join_then_block() {
 // a deadlock).
 #[test]
 fn limited_join_then_block() {
-    explore("limited_join_then_block", 2, 32_000, || {
+    explore_bounds("limited_join_then_block", (2, 32_000), (1, 720), || {
         let pool = std::sync::Arc::new(
             ThreadPool::builder()
                 .num_threads(2)
@@ -483,7 +484,7 @@ fn join_promote_vs_take() {
 // reaches the caller (L1/L2, then the outer install's lock latch).
 #[test]
 fn cross_pool_install() {
-    explore("cross_pool_install", 3, 38_000, || {
+    explore_bounds("cross_pool_install", (3, 38_000), (2, 3700), || {
         let a = ThreadPool::new(1);
         let b = ThreadPool::new(1);
         let slot = Slot::new();
@@ -507,7 +508,7 @@ fn cross_pool_install() {
 // its pool deadlocks here; a lost wake-up on either latch does too.
 #[test]
 fn cross_pool_round_trip() {
-    explore("cross_pool_round_trip", 3, 130_000, || {
+    explore_bounds("cross_pool_round_trip", (3, 130_000), (1, 240), || {
         let a = ThreadPool::new(1);
         let b = ThreadPool::new(1);
         let value = a.install(|| b.install(|| a.join(|| 1, || 2)));
@@ -527,7 +528,7 @@ fn cross_pool_round_trip() {
 // missing each other) the outside `join` blocks forever: a deadlock.
 #[test]
 fn then_attach_vs_complete() {
-    explore("then_attach_vs_complete", 5, 8000, || {
+    explore_bounds("then_attach_vs_complete", (5, 8000), (4, 2200), || {
         let pool = ThreadPool::new(1);
         let slot = Arc::new(Slot::new());
         let task_slot = slot.clone();
@@ -562,7 +563,7 @@ fn then_attach_vs_complete() {
 // acquire for it.
 #[test]
 fn when_all_arrivals() {
-    explore("when_all_arrivals", 2, 7500, || {
+    explore_bounds("when_all_arrivals", (2, 7500), (1, 270), || {
         let here = ThreadPool::new(1);
         let there = ThreadPool::new(1);
         let handles = vec![here.submit(|| 10), there.submit(|| 20)];

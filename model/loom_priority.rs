@@ -28,8 +28,9 @@
 //! SeqCst accesses as AcqRel (no model here rests on one) and explores no
 //! load buffering.
 //!
-//! Run with `cargo test --features loom --release --test loom_priority`;
-//! `-- --nocapture` prints each model's executions and time.
+//! Run with `cargo test --features loom --test loom_priority` (the quick bounds;
+//! `STEALPOOL_MODEL_BOUNDS=full` for the bounds stated here, `bounds.rs`);
+//! each model prints a line as it starts and one as it ends.
 
 #[path = "loom_run.rs"]
 mod loom_run;

@@ -28,6 +28,9 @@ TIMEOUT=${MUTANT_TIMEOUT:-900}
 OUT=target/mutants
 mkdir -p "$OUT"
 export CARGO_TERM_COLOR=never
+# The table records what the full bounds catch (model/bounds.rs); the quick
+# ones of a plain `cargo test --features loom` may miss a mutant.
+export STEALPOOL_MODEL_BOUNDS=full
 
 # name<TAB>suite<TAB>kind<TAB>id<TAB>strong<TAB>weak
 list_mutants() {

@@ -14,7 +14,9 @@
 //! (no orderings to check), and loom checks the small cases under the C11
 //! model (`model/loom_blocking.rs`).
 //!
-//! Run with `cargo test --features shuttle --release --test shuttle_blocking`.
+//! Run with `cargo test --features shuttle --test shuttle_blocking` (the quick bounds;
+//! `STEALPOOL_MODEL_BOUNDS=full` for the bounds stated here, `bounds.rs`);
+//! each test prints a line as it starts and one as it ends.
 
 #[path = "shuttle_run.rs"]
 mod shuttle_run;

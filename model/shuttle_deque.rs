@@ -17,7 +17,9 @@
 //! `shuttle::rand`, which shuttle records, so a failing schedule printed by
 //! shuttle replays with the same operations.
 //!
-//! Run with `cargo test --features shuttle --release --test shuttle_deque`.
+//! Run with `cargo test --features shuttle --test shuttle_deque` (the quick bounds;
+//! `STEALPOOL_MODEL_BOUNDS=full` for the bounds stated here, `bounds.rs`);
+//! each test prints a line as it starts and one as it ends.
 
 #[path = "shuttle_run.rs"]
 mod shuttle_run;

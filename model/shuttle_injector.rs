@@ -21,7 +21,9 @@
 //! schedules stated, and fails below them (`model/shuttle_run.rs`); each
 //! prints "N schedules in T".
 //!
-//! Run with `cargo test --features shuttle --release --test shuttle_injector`.
+//! Run with `cargo test --features shuttle --test shuttle_injector` (the quick bounds;
+//! `STEALPOOL_MODEL_BOUNDS=full` for the bounds stated here, `bounds.rs`);
+//! each test prints a line as it starts and one as it ends.
 
 #[allow(dead_code)]
 #[path = "injector_harness.rs"]

@@ -22,15 +22,23 @@
 //! (depth stated beside it) for the iterations stated in the test, counts
 //! the executions with a plain `std` atomic and fails below its floor, half
 //! the iterations asked for, so a harness that runs next to nothing cannot
-//! pass. Shuttle runs one execution per iteration.
+//! pass. Shuttle runs one execution per iteration. The iterations stated are
+//! the full bounds (`STEALPOOL_MODEL_BOUNDS=full`, what `model/verify.sh`
+//! runs); the default quick bounds run a tenth of them, floor halved alike
+//! (`bounds.rs`). Each test prints a line as it starts and one with its
+//! executions as it ends, past libtest's capture (`progress.rs`).
 //!
 //! Shuttle is sequentially consistent: weak-memory behaviours are loom's job
 //! (`model/loom_pool.rs`). Under shuttle a worker looks for work once before
 //! it sleeps (`IDLE_ROUNDS`), so the sleep protocol is exercised at every
 //! turn.
 //!
-//! Run with `cargo test --features shuttle --release --test shuttle_pool`;
-//! each test prints its executions and time on stderr (`-- --nocapture`).
+//! Run with `cargo test --features shuttle --test shuttle_pool`.
+
+#[path = "bounds.rs"]
+mod bounds;
+#[path = "progress.rs"]
+mod progress;
 
 use shuttle::sync::atomic::{AtomicUsize, Ordering};
 use std::any::Any;
@@ -45,12 +53,14 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Instant;
 use stealpool::ThreadPool;
 
-/// Runs `model` under the random scheduler for `iterations`, then under PCT
-/// with `depth` for as many, and fails if either ran fewer than half the
-/// iterations asked for.
+/// Runs `model` under the random scheduler for `iterations` (scaled to the
+/// bounds in force), then under PCT with `depth` for as many, and fails if
+/// either ran fewer than half the iterations asked for.
 fn check(name: &str, iterations: usize, depth: usize, model: impl Fn() + Send + Sync + 'static) {
     let model = Arc::new(model);
+    let iterations = bounds::schedules(iterations);
     let floor = iterations / 2;
+    let bounds = bounds::label();
     for pct in [false, true] {
         let executions = Arc::new(StdAtomicUsize::new(0));
         let (counter, model) = (executions.clone(), model.clone());
@@ -58,6 +68,10 @@ fn check(name: &str, iterations: usize, depth: usize, model: impl Fn() + Send + 
             counter.fetch_add(1, StdOrdering::Relaxed);
             model();
         };
+        progress::line(format_args!(
+            "test {name} ({}): running {iterations} iterations ({bounds})",
+            if pct { "pct" } else { "random" }
+        ));
         let start = Instant::now();
         let scheduler = if pct {
             shuttle::check_pct(counted, iterations, depth);
@@ -67,11 +81,11 @@ fn check(name: &str, iterations: usize, depth: usize, model: impl Fn() + Send + 
             "random"
         };
         let executions = executions.load(StdOrdering::Relaxed);
-        eprintln!(
+        progress::line(format_args!(
             "test {name} ({scheduler}): {executions} executions in {:.2?} \
-             ({iterations} iterations, PCT depth {depth}, floor {floor})",
+             ({iterations} iterations, PCT depth {depth}, floor {floor}, {bounds})",
             start.elapsed()
-        );
+        ));
         assert!(
             executions >= floor,
             "test {name} ({scheduler}) ran {executions} executions, below its floor of {floor}"
@@ -317,7 +331,9 @@ fn nested_join() {
             pool.shutdown();
         });
         let total = total.load(std::sync::atomic::Ordering::Relaxed);
-        eprintln!("nested_join_{workers}_workers: {total} join halves promoted in all");
+        progress::line(format_args!(
+            "nested_join_{workers}_workers: {total} join halves promoted in all"
+        ));
         assert!(total > 0, "no iteration promoted a pending join half");
     }
 }
@@ -424,7 +440,9 @@ fn limited_joins_then_block() {
         );
         let inline =
             stealpool::model_probes::INLINE_JOINS.load(std::sync::atomic::Ordering::Relaxed) - inline_before;
-        eprintln!("limited_joins_then_block_{workers}_workers: {inline} joins ran inline in all");
+        progress::line(format_args!(
+            "limited_joins_then_block_{workers}_workers: {inline} joins ran inline in all"
+        ));
         assert!(inline > 0, "no iteration ran a join inline: the test misses F6");
     }
 }
@@ -943,7 +961,9 @@ fn nested_wait_all_waits_for_its_child() {
         20,
     );
     let executions = executions.load(StdOrdering::Relaxed);
-    eprintln!("test nested_wait_all_waits_for_its_child (random): {executions} executions (floor 10)");
+    progress::line(format_args!(
+        "test nested_wait_all_waits_for_its_child (random): {executions} executions (floor 10)"
+    ));
     assert!(executions >= 10);
 }
 

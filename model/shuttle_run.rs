@@ -3,6 +3,16 @@
 //! test under the random or the PCT scheduler, counts its schedules with a
 //! plain `std` atomic (outside the facade) and fails below the number asked
 //! for, so a harness that runs nothing cannot pass.
+//!
+//! The iterations a test states are its full bound; the quick bounds (the
+//! default, `bounds.rs`) run a tenth of them, and the floor is the number
+//! run. Each test prints a line when it starts and one with its schedules
+//! when it ends, past libtest's capture (`progress.rs`).
+
+#[path = "bounds.rs"]
+pub mod bounds;
+#[path = "progress.rs"]
+mod progress;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -14,8 +24,9 @@ pub enum Schedule {
     Pct { iterations: usize, depth: usize },
 }
 
-/// Runs `test` under `schedule`, then fails if fewer schedules than asked
-/// for were run. `suite` prefixes every line printed.
+/// Runs `test` under `schedule` (its iterations scaled to the bounds in
+/// force), then fails if fewer schedules than asked for were run. `suite`
+/// prefixes every line printed.
 pub fn run(suite: &str, name: &str, schedule: Schedule, test: impl Fn() + Send + Sync + 'static) {
     let executions = std::sync::Arc::new(AtomicUsize::new(0));
     let counter = executions.clone();
@@ -23,28 +34,41 @@ pub fn run(suite: &str, name: &str, schedule: Schedule, test: impl Fn() + Send +
         counter.fetch_add(1, Ordering::Relaxed);
         test();
     };
-    let start = Instant::now();
+    let schedule = match schedule {
+        Schedule::Random { iterations } => Schedule::Random {
+            iterations: bounds::schedules(iterations),
+        },
+        Schedule::Pct { iterations, depth } => Schedule::Pct {
+            iterations: bounds::schedules(iterations),
+            depth,
+        },
+    };
     let (floor, label) = match schedule {
         Schedule::Random { iterations } => (iterations, "random".to_string()),
         Schedule::Pct { iterations, depth } => (iterations, format!("pct depth {depth}")),
     };
+    let bounds = bounds::label();
+    progress::line(format_args!(
+        "{suite} {name} ({label}): running {floor} schedules ({bounds})"
+    ));
+    let start = Instant::now();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match schedule {
         Schedule::Random { iterations } => shuttle::check_random(body, iterations),
         Schedule::Pct { iterations, depth } => shuttle::check_pct(body, iterations, depth),
     }));
     if let Err(panic) = outcome {
-        eprintln!(
-            "{suite} {name} ({label}): FAILED in schedule {} after {:.2?}",
+        progress::line(format_args!(
+            "{suite} {name} ({label}): FAILED in schedule {} after {:.2?} ({bounds})",
             executions.load(Ordering::Relaxed),
             start.elapsed()
-        );
+        ));
         std::panic::resume_unwind(panic);
     }
     let ran = executions.load(Ordering::Relaxed);
-    eprintln!(
-        "{suite} {name} ({label}): {ran} schedules in {:.2?} (floor {floor})",
+    progress::line(format_args!(
+        "{suite} {name} ({label}): {ran} schedules in {:.2?} (floor {floor}, {bounds})",
         start.elapsed()
-    );
+    ));
     assert!(
         ran >= floor,
         "{suite} {name} ran {ran} schedules, below its floor of {floor}: the harness is vacuous"

@@ -18,9 +18,15 @@
 //! executions it ran, prints `model NAME: N executions`, and fails below the
 //! floor stated beside it, so a harness that runs nothing cannot pass.
 //!
-//! Run with `cargo test --features shuttle --release --test shuttle_schedule`
-//! (`-- --nocapture` shows the counts).
+//! Run with `cargo test --features shuttle --test shuttle_schedule`: each
+//! test prints a line as it starts and its count as it ends, past libtest's
+//! capture (`progress.rs`). The default quick bounds run a tenth of the
+//! cases stated; `STEALPOOL_MODEL_BOUNDS=full` runs them all (`bounds.rs`).
 
+#[path = "bounds.rs"]
+mod bounds;
+#[path = "progress.rs"]
+mod progress;
 #[path = "schedule.rs"]
 mod schedule;
 
@@ -49,6 +55,10 @@ where
     });
     let executions = AtomicUsize::new(0);
     let (decisions_before, by_bytes_before) = schedule::decisions();
+    progress::line(format_args!(
+        "model {name}: running {cases} cases ({})",
+        bounds::label()
+    ));
     let start = Instant::now();
     let outcome = runner.run(&strategy, |case| {
         executions.fetch_add(check(&case), Ordering::Relaxed);
@@ -78,13 +88,14 @@ where
     }
     let (decisions, by_bytes) = schedule::decisions();
     let (decisions, by_bytes) = (decisions - decisions_before, by_bytes - by_bytes_before);
-    eprintln!(
-        "model {name}: {executions} executions in {:.2?} ({cases} cases, floor {floor}); \
+    progress::line(format_args!(
+        "model {name}: {executions} executions in {:.2?} ({cases} cases, floor {floor}, {}); \
          {} scheduling decisions per execution, {}% of them from schedule bytes",
         start.elapsed(),
+        bounds::label(),
         decisions / executions.max(1),
         100 * by_bytes / decisions.max(1),
-    );
+    ));
     assert!(
         executions >= floor,
         "{name} ran {executions} executions, below its floor of {floor}: the harness is vacuous"
@@ -207,16 +218,18 @@ fn check_pool((ops, bytes): &(PoolOps, Vec<u8>)) -> usize {
     run_pool(ops.clone(), bytes)
 }
 
-/// The proptest cases of each body: `default`, about 15 s of one core each
-/// in a release build, or `STEALPOOL_SCHEDULE_CASES` for a longer soak.
-fn cases(default: u32) -> u32 {
+/// The proptest cases of each body: `full`, about 15 s of one core each in
+/// a release build, under the full bounds, a tenth of that under the quick
+/// ones, or `STEALPOOL_SCHEDULE_CASES` for a longer soak.
+fn cases(full: u32) -> u32 {
     match std::env::var("STEALPOOL_SCHEDULE_CASES") {
         Ok(cases) => cases.parse().expect("STEALPOOL_SCHEDULE_CASES is a number"),
-        Err(_) => default,
+        Err(_) => bounds::schedules(full as usize) as u32,
     }
 }
 
-// 100000 cases (or STEALPOOL_SCHEDULE_CASES) of two executions each, words
+// 100000 cases (10000 under the quick bounds, or STEALPOOL_SCHEDULE_CASES)
+// of two executions each, words
 // then boxes. Floor: twice the cases, every case must run both.
 #[test]
 fn deque_schedule_proptest() {
@@ -230,7 +243,8 @@ fn deque_schedule_proptest() {
     );
 }
 
-// 100000 cases (or STEALPOOL_SCHEDULE_CASES) of one execution each. Floor:
+// 100000 cases (10000 under the quick bounds, or STEALPOOL_SCHEDULE_CASES)
+// of one execution each. Floor:
 // the cases, every one must run.
 #[test]
 fn pool_schedule_proptest() {
@@ -276,21 +290,21 @@ fn crash_corpus_replays() {
     );
     let mut executions = 0;
     for (path, input) in &deque {
-        eprintln!("replaying {path}");
+        progress::line(format_args!("replaying {path}"));
         let (ops, bytes) = DequeOps::decode(input);
         executions += run_deque(ops, bytes);
     }
     for (path, input) in &pool {
-        eprintln!("replaying {path}");
+        progress::line(format_args!("replaying {path}"));
         let (ops, bytes) = PoolOps::decode(input);
         executions += run_pool(ops, bytes);
     }
     let floor = 2 * deque.len() + pool.len();
-    eprintln!(
+    progress::line(format_args!(
         "model schedule_crash_corpus: {executions} executions in {:.2?} ({} files, floor {floor})",
         start.elapsed(),
         deque.len() + pool.len(),
-    );
+    ));
     assert!(
         executions >= floor,
         "{executions} executions, below the floor of {floor}"

@@ -14,8 +14,16 @@
 # Bounds (seconds) can be overridden from the environment:
 #   FUZZ_SECONDS (per fuzz target, default 60), MIRI_SEEDS (default 16),
 #   MIRI_POOL_SEEDS (default 32).
+#
+# The loom and shuttle models run their full bounds here
+# (STEALPOOL_MODEL_BOUNDS=full; model/bounds.rs): a plain
+# `cargo test --features loom` runs the quick ones. Each model's line names
+# the bounds it ran, and a model suite whose log shows a quick one fails.
+# STEALPOOL_MODEL_BOUNDS=quick model/verify.sh loom shuttle is a short
+# local pass, not a check of the full bounds.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+export STEALPOOL_MODEL_BOUNDS=${STEALPOOL_MODEL_BOUNDS:-full}
 
 LOGS=target/verify
 mkdir -p "$LOGS"
@@ -61,9 +69,16 @@ model_targets() {
     sed -n "s/^name = \"\($1_[a-z_]*\)\"$/--test \1/p" Cargo.toml
 }
 
-# Every test a model suite lists must appear as passed in its log.
+# Every test a model suite lists must appear as passed in its log, and
+# every model line must name the bounds asked for.
 check_not_vacuous() {
-    local step=$1 features=$2 listed missing
+    local step=$1 features=$2 listed missing other
+    other=quick
+    [ "$STEALPOOL_MODEL_BOUNDS" = quick ] && other=full
+    if grep -q "$other bounds" "$LOGS/$step.log"; then
+        row "$step: $STEALPOOL_MODEL_BOUNDS bounds only" "log" "$(grep -c "$other bounds" "$LOGS/$step.log") $other" "-" "FAIL"
+        FAILED=1
+    fi
     # shellcheck disable=SC2046
     listed=$(cargo test --features "$features" $(model_targets "$features" "${3:-}") -- --list 2>/dev/null | grep ': test$' | sed 's/: test$//' | sort -u)
     missing=""
