@@ -409,7 +409,9 @@ impl<R: Send> JoinHandle<R> {
                     latch.wait();
                 }
             });
-            if self.is_finished() {
+            // Without `wake_on_ready` only the result sets the latch (or
+            // was there already): no second look under the lock.
+            if !wake_on_ready || self.is_finished() {
                 return self.take_result();
             }
             // Woken (or not registered) because the task became ready:
