@@ -123,7 +123,8 @@ fn submit_vs_park_1_worker() {
     });
 }
 
-// Preemption bound 3, floor 250000 (498996 executions observed).
+// Preemption bound 3, floor 250000 (1073742 executions observed; 498996
+// before a submitted task claimed itself, H3).
 //
 // Submit vs park, two workers: at most one searches (S5), so the job may be
 // pushed while one worker searches and the other sleeps; the producer wakes
@@ -340,7 +341,8 @@ fn wait_all_outside() {
 // while the other worker sleeps: local pushes pay the S3 fence too (see
 // proofs/sleep.md, S3). Skipping that fence makes this model deadlock, at
 // preemption bound 3 only (bounds 1 and 2 pass even then).
-// Bound: 3. Floor: 400 000 executions (about 800 000 observed).
+// Bound: 3. Floor: 400 000 executions (1 473 775 observed; about 800 000
+// before a submitted task claimed itself, H3).
 #[test]
 fn spawn_then_block() {
     explore_bounds("spawn_then_block", (3, 400_000), (1, 690), || {
