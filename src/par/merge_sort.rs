@@ -56,8 +56,9 @@ impl<C: Sync> MergeSort<'_, C> {
         let mid = len / 2;
         // The halves are sorted into the other range, then merged into ours.
         let (src, dst) = if into_buf { (v, buf) } else { (buf, v) };
-        // Whether each half's sort started: a half that never ran (`join`
-        // drops `b` unrun when `a` panics) still has its elements in `v`.
+        // Whether each half's sort started: a half that never ran still has
+        // its elements in `v` (`join` runs `b` even when `a` panics, J5, but
+        // the flag does not rely on it).
         let ran = [AtomicBool::new(false), AtomicBool::new(false)];
         // Unwinding from the halves or the merge: gather every element in
         // `dst`, where our caller expects them.

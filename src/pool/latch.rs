@@ -1,13 +1,13 @@
 //! Latches: one-shot signals that a job has finished.
 //!
-//! * [`WorkerLatch`] is waited on by a pool worker (in `scope` or
-//!   `JoinHandle::join`), which keeps running other
-//!   jobs and may fall asleep in the pool's sleep protocol; setting it wakes
+//! * [`WorkerLatch`] is waited on by a pool worker in `scope`, which keeps
+//!   running other jobs and may fall asleep in the pool's sleep protocol; setting it wakes
 //!   that worker if (and only if) it is asleep on it.
 //! * A bare [`CoreLatch`] naming its owner is `join`'s, set by
 //!   `JoinJob::execute` (J4 in `proofs/join.md`).
-//! * [`LockLatch`] is waited on by a thread outside the pool, which blocks on
-//!   a condition variable without spinning.
+//! * [`LockLatch`] is waited on by a thread outside the pool, or by a worker
+//!   with a spare standing in for it (`JoinHandle::join`, waits on another
+//!   pool; H4), which blocks on a condition variable without spinning.
 //!
 //! Setting a latch may free it: the waiter can return the moment it sees the
 //! latch set, taking the stack frame that holds the latch with it. `set`
@@ -140,9 +140,10 @@ impl Latch for WorkerLatch<'_> {
 }
 
 /// A latch a worker of one pool waits on while a job of *another* pool runs
-/// (`install`, and so `join` and `scope`, called on a worker of another
-/// pool). The waiting worker keeps running its own pool's jobs and sleeps in
-/// its own pool's protocol, as `WorkerLatch`'s waiter does.
+/// (`install`, and so `join` and `scope`, or a handle of another pool),
+/// when no spare of its own pool can stand in for it (H4). The waiting
+/// worker keeps running its own pool's jobs and sleeps in its own pool's
+/// protocol, as `WorkerLatch`'s waiter does.
 ///
 /// The setter is a worker of the other pool, which holds nothing of the
 /// waiter's pool: once the swap is done the waiter may return, its pool shut
