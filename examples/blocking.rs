@@ -134,13 +134,33 @@ fn round(pool: &dyn Pool, mix: Mix, blocking: Blocking) -> Duration {
 }
 
 fn main() {
-    let threads = cli::threads();
-    let tasks = cli::option("tasks", 40usize);
-    let work_ms = cli::option("work-ms", 10u64);
-    let sleep_ms = cli::option("sleep-ms", 20u64);
-    let rounds = cli::option("rounds", 5usize);
+    let args = cli::Args::parse(
+        "Compute throughput while half the tasks block: block_in_place against plain blocking, \
+         rayon, and threads of their own.",
+        &[
+            cli::THREADS,
+            cli::opt(
+                "tasks",
+                "N",
+                "compute tasks, and as many blocking ones (default 40)",
+            ),
+            cli::opt("work-ms", "MS", "CPU time of a compute task (default 10)"),
+            cli::opt("sleep-ms", "MS", "sleep of a blocking task (default 20)"),
+            cli::opt("rounds", "N", "runs per contestant, the best kept (default 5)"),
+            cli::opt(
+                "max-blocking",
+                "N",
+                "cap on spare threads; 0 (the default) is the pool's own",
+            ),
+        ],
+    );
+    let threads = args.threads();
+    let tasks = args.get("tasks", 40usize);
+    let work_ms = args.get("work-ms", 10u64);
+    let sleep_ms = args.get("sleep-ms", 20u64);
+    let rounds = args.get("rounds", 5usize);
     // 0: the pool's default.
-    let max_blocking = cli::option("max-blocking", 0usize);
+    let max_blocking = args.get("max-blocking", 0usize);
     let mix = Mix {
         tasks,
         work: calibrate() * work_ms,

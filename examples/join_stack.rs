@@ -14,8 +14,11 @@
 //! same at depth 0) / `LEVELS`.
 //!
 //! The deepest recursion that fits is found by running this executable again
-//! as a child (`--probe POOL DEPTH`): a stack overflow aborts the process, so
-//! the parent only looks at the child's exit status.
+//! as a child (`--probe POOL --depth DEPTH`): a stack overflow aborts the
+//! process, so the parent only looks at the child's exit status.
+
+#[path = "common/cli.rs"]
+mod cli;
 
 use std::hint::black_box;
 use std::process::{Command, Stdio};
@@ -169,7 +172,7 @@ enum Outcome {
 
 fn run_probe(pool: Pool, depth: usize) -> Outcome {
     let output = Command::new(std::env::current_exe().expect("current_exe"))
-        .args(["--probe", pool.name(), &depth.to_string()])
+        .args(["--probe", pool.name(), "--depth", &depth.to_string()])
         // The default worker stack, whatever this shell says.
         .env_remove("RUST_MIN_STACK")
         .stdin(Stdio::null())
@@ -227,27 +230,40 @@ fn median(sorted: &[f64]) -> f64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("--probe") {
-        let pool = args
-            .get(2)
-            .and_then(|name| Pool::parse(name))
-            .expect("--probe stealpool|rayon DEPTH");
-        let depth = args
-            .get(3)
-            .and_then(|d| d.parse().ok())
-            .expect("--probe POOL DEPTH");
+    let args = cli::Args::parse(
+        "Worker stack per level of fork-join recursion, and the deepest recursion that fits, for \
+         stealpool and rayon.",
+        &[
+            // `--check DEPTH`: the CI gate. Fails unless stealpool costs no
+            // more stack per level than rayon and a recursion DEPTH deep
+            // completes on the default worker stack.
+            cli::opt(
+                "check",
+                "DEPTH",
+                "exit 1 unless stealpool uses no more stack per level than rayon and DEPTH levels fit",
+            ),
+            cli::switch("no-limits", "skip the search for the deepest recursion that fits"),
+            cli::opt(
+                "probe",
+                "POOL",
+                "(internal) recurse --depth levels on POOL (stealpool or rayon)",
+            ),
+            cli::opt("depth", "DEPTH", "(internal) with --probe"),
+        ],
+    );
+    if let Some(name) = args.get_opt::<String>("probe") {
+        let Some(pool) = Pool::parse(&name) else {
+            eprintln!("--probe: stealpool or rayon, not {name:?}");
+            std::process::exit(2)
+        };
+        let Some(depth) = args.get_opt("depth") else {
+            eprintln!("--probe needs --depth");
+            std::process::exit(2)
+        };
         probe(pool, depth);
     }
-    // `--check DEPTH`: the CI gate. Fails unless stealpool costs no more
-    // stack per level than rayon and a recursion DEPTH deep completes on the
-    // default worker stack.
-    let check = args.iter().position(|arg| arg == "--check").map(|i| {
-        args.get(i + 1)
-            .and_then(|d| d.parse::<usize>().ok())
-            .expect("--check DEPTH")
-    });
-    let skip_limits = check.is_some() || args.iter().any(|arg| arg == "--no-limits");
+    let check: Option<usize> = args.get_opt("check");
+    let skip_limits = check.is_some() || args.has("no-limits");
 
     let profile = if cfg!(debug_assertions) {
         "debug"

@@ -1,8 +1,9 @@
 //! Renders the Mandelbrot set in parallel, one image row per chunk, and
-//! writes it as a binary PPM.
+//! writes it as a PNG, by default to `target/stealpool-examples/mandelbrot.png`.
 //!
 //! ```sh
-//! cargo run --release --example mandelbrot -- --threads 2 --size 1024 --out mandelbrot.ppm
+//! cargo run --release --example mandelbrot -- --threads 2 --size 1024
+//! cargo run --release --example mandelbrot -- --help
 //! ```
 //!
 //! Rows near the set cost up to `--iterations` steps per pixel, rows far
@@ -14,8 +15,34 @@
 mod cli;
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
 use stealpool::ThreadPool;
+
+const ABOUT: &str = "Renders the Mandelbrot set on the pool, one row per chunk, checks it against a \
+sequential render and writes it as a PNG.";
+
+const OPTIONS: &[cli::Opt] = &[
+    cli::THREADS,
+    cli::opt("size", "PIXELS", "width and height of the image (default 1024)"),
+    cli::opt("iterations", "N", "escape-time limit per pixel (default 1000)"),
+    cli::opt(
+        "out",
+        "PATH",
+        "the PNG to write (default target/stealpool-examples/mandelbrot.png)",
+    ),
+];
+
+/// Writes `rgb` (`size` x `size` pixels, 3 bytes each) to `path` as a PNG.
+fn write_png(path: &Path, size: usize, rgb: &[u8]) -> std::io::Result<()> {
+    let side = u32::try_from(size).map_err(std::io::Error::other)?;
+    let mut encoder = png::Encoder::new(BufWriter::new(File::create(path)?), side, side);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(std::io::Error::other)?;
+    writer.write_image_data(rgb).map_err(std::io::Error::other)?;
+    writer.finish().map_err(std::io::Error::other)
+}
 
 /// Escape time of the point `(x, y)`: iterations before `|z| > 2`.
 fn escape_time(x: f64, y: f64, limit: u32) -> u32 {
@@ -54,10 +81,13 @@ fn render_row(row: usize, line: &mut [u8], size: usize, limit: u32) {
 }
 
 fn main() -> std::io::Result<()> {
-    let threads = cli::threads();
-    let size: usize = cli::option("size", 1024);
-    let limit: u32 = cli::option("iterations", 1000);
-    let out: String = cli::option("out", "mandelbrot.ppm".to_string());
+    let args = cli::Args::parse(ABOUT, OPTIONS);
+    let threads = args.threads();
+    let size: usize = args.get("size", 1024);
+    let limit: u32 = args.get("iterations", 1000);
+    let out: PathBuf = args
+        .get_opt("out")
+        .unwrap_or_else(|| cli::output_path("mandelbrot.png"));
     let pool = ThreadPool::new(threads);
     let row_bytes = size * 3;
 
@@ -80,21 +110,21 @@ fn main() -> std::io::Result<()> {
         "the parallel render differs from the sequential one"
     );
 
-    let mut file = BufWriter::new(File::create(&out)?);
-    write!(file, "P6\n{size} {size}\n255\n")?;
-    file.write_all(&image)?;
-    file.flush()?;
+    write_png(&out, size, &image)?;
 
     cli::report(
-        &format!("Mandelbrot {size}x{size}, {limit} iterations: same image as sequential, written to {out}"),
+        &format!(
+            "Mandelbrot {size}x{size}, {limit} iterations: same image as sequential, written to {}",
+            out.display()
+        ),
         sequential,
         parallel,
         threads,
     );
     let stats = pool.stats();
     println!(
-        "  pool            {} jobs run, {} stolen in {} of {} steal attempts",
-        stats.tasks_executed, stats.tasks_stolen, stats.successful_steals, stats.steal_attempts
+        "  pool            {} jobs stolen in {} of {} steal attempts",
+        stats.tasks_stolen, stats.successful_steals, stats.steal_attempts
     );
     Ok(())
 }

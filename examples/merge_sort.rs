@@ -10,6 +10,9 @@ mod cli;
 
 use stealpool::ThreadPool;
 
+const ABOUT: &str = "Sorts random u64s with ThreadPool::sort (stable, parallel merge sort) and checks \
+the result against slice::sort.";
+
 fn random(n: usize, mut x: u64) -> Vec<u64> {
     (0..n)
         .map(|_| {
@@ -23,8 +26,9 @@ fn random(n: usize, mut x: u64) -> Vec<u64> {
 }
 
 fn main() {
-    let threads = cli::threads();
-    let size: usize = cli::option("size", 10_000_000);
+    let args = cli::Args::parse(ABOUT, &[cli::THREADS, cli::SIZE_10M]);
+    let threads = args.threads();
+    let size: usize = args.get("size", 10_000_000);
     let pool = ThreadPool::new(threads);
     let input = random(size, 0x5EED);
 

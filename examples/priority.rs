@@ -154,12 +154,17 @@ fn run(name: &str, threads: usize, tasks: usize, work: Duration, flood_tasks: us
 }
 
 fn main() {
-    let threads = match cli::option("threads", 2usize) {
-        0 => cli::threads(),
-        n => n,
-    };
-    let tasks = cli::option("tasks", 40_000usize);
-    let work = Duration::from_micros(cli::option("work-us", 20u64));
+    let args = cli::Args::parse(
+        "Task priorities under saturation: latency from submission to start, per level.",
+        &[
+            cli::opt("threads", "N", "workers (default 2); 0 is one per available core"),
+            cli::opt("tasks", "N", "tasks submitted (default 40000)"),
+            cli::opt("work-us", "US", "busy time of a task (default 20)"),
+        ],
+    );
+    let threads = args.threads_or(2);
+    let tasks = args.get("tasks", 40_000usize);
+    let work = Duration::from_micros(args.get("work-us", 20u64));
     run("mixed levels, saturated", threads, tasks, work, 0);
     run(
         "mixed levels under a Critical flood",

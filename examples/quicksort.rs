@@ -11,6 +11,9 @@ mod cli;
 
 use stealpool::ThreadPool;
 
+const ABOUT: &str = "Sorts random u64s with ThreadPool::sort_unstable (parallel quicksort) and checks \
+the result against slice::sort_unstable.";
+
 fn random(n: usize, mut x: u64) -> Vec<u64> {
     (0..n)
         .map(|_| {
@@ -24,8 +27,9 @@ fn random(n: usize, mut x: u64) -> Vec<u64> {
 }
 
 fn main() {
-    let threads = cli::threads();
-    let size: usize = cli::option("size", 10_000_000);
+    let args = cli::Args::parse(ABOUT, &[cli::THREADS, cli::SIZE_10M]);
+    let threads = args.threads();
+    let size: usize = args.get("size", 10_000_000);
     let pool = ThreadPool::new(threads);
     let input = random(size, 0x5EED);
 

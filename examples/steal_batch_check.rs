@@ -9,10 +9,13 @@
 //! is below them), that CAS still succeeds.
 //!
 //! ```sh
-//! cargo run --release --example steal_batch_check -- [rounds] [elements per round]
+//! cargo run --release --example steal_batch_check -- --rounds 20 --elements 2000000
 //! ```
 //!
 //! Exits with status 1 if this crate's deque lost or duplicated an element.
+
+#[path = "common/cli.rs"]
+mod cli;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -145,11 +148,16 @@ fn check<D: Deque>(name: &str, rounds: usize, n: usize) -> bool {
 }
 
 fn main() -> ExitCode {
-    let mut args = std::env::args()
-        .skip(1)
-        .map(|a| a.parse::<usize>().expect("a number"));
-    let rounds = args.next().unwrap_or(20);
-    let n = args.next().unwrap_or(2_000_000);
+    let args = cli::Args::parse(
+        "Checks that batch steals hand out every element exactly once while the owner pushes and \
+         pops, on this crate's deque and on crossbeam-deque.",
+        &[
+            cli::opt("rounds", "N", "rounds per deque (default 20)"),
+            cli::opt("elements", "N", "elements pushed per round (default 2000000)"),
+        ],
+    );
+    let rounds = args.get("rounds", 20);
+    let n = args.get("elements", 2_000_000);
     let ours = check::<stealpool::deque::Worker<usize>>("stealpool", rounds, n);
     check::<crossbeam_deque::Worker<usize>>("crossbeam-deque", rounds, n);
     if ours {

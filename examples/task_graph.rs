@@ -112,9 +112,18 @@ fn graph_product(pool: &ThreadPool, a: &Arc<Matrix>, b: &Arc<Matrix>, block: usi
 }
 
 fn main() {
-    let threads = cli::threads();
-    let size: usize = cli::option("size", 384);
-    let block: usize = cli::option("block", 64);
+    let args = cli::Args::parse(
+        "A blocked matrix product as a task graph (when_all + then), checked against a sequential \
+         product.",
+        &[
+            cli::THREADS,
+            cli::opt("size", "N", "the matrices are N x N (default 384)"),
+            cli::opt("block", "N", "blocks are N x N (default 64)"),
+        ],
+    );
+    let threads = args.threads();
+    let size: usize = args.get("size", 384);
+    let block: usize = args.get("block", 64);
     if block == 0 || size % block != 0 {
         eprintln!("--size must be a multiple of --block");
         std::process::exit(2);

@@ -108,21 +108,41 @@ fn run(label: &str, pool: &ThreadPool, depth: u32, rounds: usize, places: &[(usi
 }
 
 fn main() {
-    let nodes = cli::option("nodes", 0usize);
+    let args = cli::Args::parse(
+        "The machine's layout as the pool sees it, and where stolen work comes from.",
+        &[
+            cli::opt(
+                "nodes",
+                "N",
+                "describe a machine of N nodes; 0 (the default) discovers this one",
+            ),
+            cli::opt(
+                "caches",
+                "N",
+                "with --nodes: last-level caches per node (default 1)",
+            ),
+            cli::opt("cpus", "N", "with --nodes: CPUs per cache (default 4)"),
+            cli::switch("pin", "pin the workers to their CPUs"),
+            cli::opt("depth", "N", "depth of the spawn tree (default 16)"),
+            cli::opt("rounds", "N", "runs per pool (default 3)"),
+            cli::opt("threads", "N", "workers (default: the layout's CPUs)"),
+        ],
+    );
+    let nodes = args.get("nodes", 0usize);
     let layout = if nodes == 0 {
         Topology::discover()
     } else {
-        Topology::uniform(nodes, cli::option("caches", 1usize), cli::option("cpus", 4usize)).unwrap_or_else(
+        Topology::uniform(nodes, args.get("caches", 1usize), args.get("cpus", 4usize)).unwrap_or_else(
             |error| {
                 eprintln!("--nodes/--caches/--cpus: {error}");
                 std::process::exit(2)
             },
         )
     };
-    let pin = std::env::args().any(|arg| arg == "--pin");
-    let depth = cli::option("depth", 16u32);
-    let rounds = cli::option("rounds", 3usize);
-    let workers = cli::option("threads", layout.num_cpus());
+    let pin = args.has("pin");
+    let depth = args.get("depth", 16u32);
+    let rounds = args.get("rounds", 3usize);
+    let workers = args.get("threads", layout.num_cpus());
     println!(
         "{} layout: nodes {}, caches {}, CPUs {}",
         if nodes == 0 { "discovered" } else { "described" },

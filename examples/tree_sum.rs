@@ -102,8 +102,16 @@ fn depth(node: &Node) -> usize {
 }
 
 fn main() {
-    let threads = cli::threads();
-    let size: usize = cli::option("size", 2_000_000);
+    let args = cli::Args::parse(
+        "Sums over a randomly shaped tree with ThreadPool::join and checks the sum against a \
+         sequential traversal.",
+        &[
+            cli::THREADS,
+            cli::opt("size", "NODES", "nodes in the tree (default 2000000)"),
+        ],
+    );
+    let threads = args.threads();
+    let size: usize = args.get("size", 2_000_000);
     let pool = ThreadPool::new(threads);
     let tree = build(&mut Rng(0x7EE5_u64 | 1), size);
 
