@@ -6,7 +6,19 @@
 //! cargo run --release --example report            # about a minute
 //! cargo run --release --example report -- --rounds 5
 //! cargo run --release --example report -- --fork-join   # section [6] only
+//! cargo run --release --example report -- --csv report.csv
+//! cargo run --release --example report -- --help
 //! ```
+//!
+//! The output opens with a summary: each comparison of this pool against a
+//! peer, with a verdict ("faster than rayon (0.41x)", "within noise of
+//! rayon (1.01x)", "slower than rayon (1.30x)"; the noise band is
+//! `--noise`, 3% by default), then the targets, then every section in
+//! full. The same comparisons are drawn as an SVG chart under cargo's
+//! `target/` (its path is printed); `--csv PATH` writes every measured
+//! figure and every comparison. Figures that could not be measured print
+//! as `n/a`. A section adds a line to the summary with
+//! [`Summary::compare`].
 //!
 //! 1. 100 000 micro-tasks spawned inside a scope;
 //! 2. fork-join quicksort of 10 000 000 random `u64`s;
@@ -23,19 +35,60 @@
 //! the process's user+system time over the same run (it shows spinning).
 //! Every result is checked against a sequential run.
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "../benches/common/mutex_pool.rs"]
 mod mutex_pool;
+#[path = "common/summary.rs"]
+mod summary;
 #[path = "../benches/common/workloads.rs"]
 mod workloads;
 
 use mutex_pool::MutexPool;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 use stealpool::{Stats, ThreadPool};
+use summary::{Kind, Summary};
 use workloads::{mix, quantile, random_u64s, spin_for, wake_latency_once, Countdown, Node, Rayon, Threads};
+
+/// The report's sections, as they are written: printed after the summary,
+/// which needs all of them measured first.
+static DETAILS: Mutex<String> = Mutex::new(String::new());
+
+/// `println!` into [`DETAILS`].
+macro_rules! say {
+    () => {
+        say!("")
+    };
+    ($($arg:tt)*) => {{
+        let mut details = DETAILS.lock().unwrap_or_else(|e| e.into_inner());
+        details.push_str(&format!($($arg)*));
+        details.push('\n');
+    }};
+}
+
+/// Prints what [`DETAILS`] holds so far, and empties it.
+fn flush_details() {
+    let details = std::mem::take(&mut *DETAILS.lock().unwrap_or_else(|e| e.into_inner()));
+    print!("{details}");
+}
+
+/// Starts section `id` (`[1]`, ...): its heading in the details, a line on
+/// stderr to show progress, and its rows in `summary` filed under `id`.
+fn begin(summary: &mut Summary, id: &str, heading: impl std::fmt::Display) {
+    let heading = heading.to_string();
+    eprintln!("{id} {}", heading.lines().next().unwrap_or(""));
+    say!("\n{id} {heading}");
+    summary.section(id);
+}
+
+/// `a / b`, printed `n/a` when it cannot be computed.
+fn per(a: f64, b: f64) -> String {
+    cli::fixed(cli::ratio(a, b), 2)
+}
 
 /// The pools under test have this many workers (the machine's cores).
 fn workers() -> usize {
@@ -107,52 +160,118 @@ fn compete(peers: &mut [Peer<'_>], rounds: usize) -> Vec<Run> {
     best.into_iter().map(Option::unwrap).collect()
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
+use cli::ms;
+
+/// A peer's short name, for the summary: its label up to the first comma
+/// ("rayon", "mutex pool").
+fn short(name: &str) -> &str {
+    name.split(',').next().unwrap_or(name)
 }
 
-/// Prints the table of a scenario; ratios are against `reference` (the
-/// index of this pool with all workers): above 1, the peer is slower.
-fn table(peers: &[Peer<'_>], runs: &[Run], reference: usize, unit: Option<(&str, f64)>) {
+/// Prints the table of a scenario and records its rows; ratios are
+/// against `reference` (the index of this pool with all workers): above 1,
+/// the peer is slower.
+fn table(
+    summary: &mut Summary,
+    scenario: &str,
+    (peers, runs): (&[Peer<'_>], &[Run]),
+    reference: usize,
+    unit: Option<(&str, f64)>,
+) {
     let base = runs[reference].wall.as_secs_f64();
     let unit_header = unit.map_or(String::new(), |(name, _)| format!("{name:>12}"));
-    println!(
+    say!(
         "  {:<46} {:>7} {:>10} {:>10} {}{:>12}",
-        "peer", "workers", "wall ms", "CPU ms", unit_header, "time/ours"
+        "peer",
+        "workers",
+        "wall ms",
+        "CPU ms",
+        unit_header,
+        "time/ours"
     );
     for (peer, run) in peers.iter().zip(runs) {
-        let per_unit = unit.map_or(String::new(), |(_, count)| {
-            format!("{:>12.1}", run.wall.as_secs_f64() * 1e9 / count)
+        summary.row(scenario, peer.name, peer.workers, "wall", ms(run.wall), "ms");
+        summary.row(scenario, peer.name, peer.workers, "CPU", ms(run.cpu), "ms");
+        let per_unit = unit.map_or(String::new(), |(name, count)| {
+            let per = run.wall.as_secs_f64() * 1e9 / count;
+            summary.row(scenario, peer.name, peer.workers, "wall per unit", per, name);
+            format!("{per:>12.1}")
         });
-        println!(
-            "  {:<46} {:>7} {:>10.1} {:>10.1} {}{:>11.2}x",
+        say!(
+            "  {:<46} {:>7} {:>10.1} {:>10.1} {}{:>11}x",
             peer.name,
             peer.workers,
             ms(run.wall),
             ms(run.cpu),
             per_unit,
-            run.wall.as_secs_f64() / base
+            per(run.wall.as_secs_f64(), base)
         );
     }
 }
 
-/// Per-worker share of the jobs of a run of this pool.
+/// Adds to the summary this pool's wall time (peer `ours`) against each
+/// peer in `against`, in `scenario`.
+fn versus(
+    summary: &mut Summary,
+    scenario: &str,
+    (peers, runs): (&[Peer<'_>], &[Run]),
+    ours: usize,
+    against: &[usize],
+) {
+    for &i in against {
+        summary.compare(
+            scenario,
+            short(peers[i].name),
+            ms(runs[ours].wall),
+            ms(runs[i].wall),
+            "ms",
+            Kind::Time,
+        );
+    }
+}
+
+/// Per-worker share of the jobs of a run of this pool. Tasks are what
+/// `spawn` and `Scope::spawn` submit; the halves of a `join` are jobs but
+/// not tasks, so work done by `join` alone (the sorts) runs no task.
 fn print_stats(label: &str, stats: &Stats) {
-    println!(
-        "  {label}: {} tasks run, {} jobs stolen, {} of {} steal attempts succeeded",
-        stats.tasks_executed, stats.tasks_stolen, stats.successful_steals, stats.steal_attempts
+    let tasks = |n: u64| {
+        if stats.tasks_executed == 0 {
+            String::new()
+        } else {
+            format!("{n:>8} tasks run, ")
+        }
+    };
+    say!(
+        "  {label}: {}{} jobs stolen, {} of {} steal attempts succeeded{}",
+        tasks(stats.tasks_executed).trim_start(),
+        stats.tasks_stolen,
+        stats.successful_steals,
+        stats.steal_attempts,
+        if stats.tasks_executed == 0 {
+            " (no spawned tasks: the work ran as join halves)"
+        } else {
+            ""
+        }
     );
     for (i, w) in stats.per_worker.iter().enumerate() {
-        println!(
-            "    worker {i}: {:>8} tasks run, {:>6} jobs stolen, {:>6} of {:>7} steal attempts succeeded",
-            w.tasks_executed, w.tasks_stolen, w.successful_steals, w.steal_attempts
+        say!(
+            "    worker {i}: {}{:>6} jobs stolen, {:>6} of {:>7} steal attempts succeeded",
+            tasks(w.tasks_executed),
+            w.tasks_stolen,
+            w.successful_steals,
+            w.steal_attempts
         );
     }
 }
 
-/// Speedup of `fast` over `slow`.
-fn speedup(slow: &Run, fast: &Run) -> f64 {
-    slow.wall.as_secs_f64() / fast.wall.as_secs_f64()
+/// Speedup of `fast` over `slow`, printed `n/a` when it cannot be computed.
+fn speedup(slow: &Run, fast: &Run) -> String {
+    per(slow.wall.as_secs_f64(), fast.wall.as_secs_f64())
+}
+
+/// Ours over theirs from the wall times of two runs.
+fn wall_ratio(ours: &Run, theirs: &Run) -> f64 {
+    cli::ratio(ours.wall.as_secs_f64(), theirs.wall.as_secs_f64())
 }
 
 fn rayon_pool(threads: usize) -> rayon::ThreadPool {
@@ -204,21 +323,6 @@ fn load_average() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
-/// The issue's targets, as (target, measured, status).
-type Targets = Vec<(String, String, &'static str)>;
-
-/// The status of a "ours <= theirs" target from the ratio ours / theirs.
-/// Within 3% counts as level: repeated runs of the same build vary by that.
-fn at_most(ratio: f64) -> &'static str {
-    if ratio <= 1.0 {
-        "met"
-    } else if ratio <= 1.03 {
-        "level within noise"
-    } else {
-        "NOT met"
-    }
-}
-
 fn status(met: bool) -> &'static str {
     if met {
         "met"
@@ -227,12 +331,16 @@ fn status(met: bool) -> &'static str {
     }
 }
 
-fn scenario_micro(rounds: usize, targets: &mut Targets) {
+fn scenario_micro(rounds: usize, summary: &mut Summary) {
     const TASKS: u64 = 100_000;
     let w = workers();
-    println!(
-        "\n[1] {TASKS} micro-tasks (~20 ns each) spawned inside a scope (best of {} rounds)",
-        rounds * 5
+    begin(
+        summary,
+        "[1]",
+        format!(
+            "{TASKS} micro-tasks (~20 ns each) spawned inside a scope (best of {} rounds)",
+            rounds * 5
+        ),
     );
     let ours = |threads: usize| {
         move || {
@@ -289,27 +397,35 @@ fn scenario_micro(rounds: usize, targets: &mut Targets) {
         }),
     ];
     let runs = compete(&mut peers, rounds);
-    table(&peers, &runs, 1, Some(("ns/task", TASKS as f64)));
-    println!(
-        "  speedup of stealpool over 1 worker: {:.2}x",
+    let scenario = format!("[1] {TASKS} micro-tasks in a scope, {w} workers");
+    table(
+        summary,
+        &scenario,
+        (&peers, &runs),
+        1,
+        Some(("ns/task", TASKS as f64)),
+    );
+    versus(summary, &scenario, (&peers, &runs), 1, &[2, 3]);
+    say!(
+        "  speedup of stealpool over 1 worker: {}x",
         speedup(&runs[0], &runs[1])
     );
     print_stats(
         &format!("stealpool, {w} workers"),
         runs[1].stats.as_ref().unwrap(),
     );
-    let ratio = runs[1].wall.as_secs_f64() / runs[2].wall.as_secs_f64();
-    targets.push((
-        "spawn inside a scope: time per task <= rayon's".into(),
-        format!("{ratio:.2}x rayon's"),
-        at_most(ratio),
-    ));
+    let ratio = wall_ratio(&runs[1], &runs[2]);
+    summary.target(
+        "spawn inside a scope: time per task <= rayon's",
+        format!("{}x rayon's", cli::fixed(ratio, 2)),
+        summary.at_most(ratio),
+    );
 }
 
-fn scenario_quicksort(rounds: usize, targets: &mut Targets) {
+fn scenario_quicksort(rounds: usize, summary: &mut Summary) {
     const LEN: usize = 10_000_000;
     let w = workers();
-    println!("\n[2] fork-join quicksort of {LEN} random u64");
+    begin(summary, "[2]", format!("fork-join quicksort of {LEN} random u64"));
     let input = random_u64s(LEN, 42);
     let mut expected = input.clone();
     expected.sort_unstable();
@@ -380,29 +496,45 @@ fn scenario_quicksort(rounds: usize, targets: &mut Targets) {
         }),
     ];
     let runs = compete(&mut peers, rounds);
-    table(&peers, &runs, 2, Some(("ns/elem", LEN as f64)));
-    let over_sequential = speedup(&runs[0], &runs[2]);
-    println!(
-        "  speedup of stealpool sort_unstable: {:.2}x over 1 worker, {over_sequential:.2}x over slice::sort_unstable",
-        speedup(&runs[1], &runs[2]),
+    let scenario = format!("[2] sort_unstable of {LEN} u64, {w} workers");
+    table(
+        summary,
+        &scenario,
+        (&peers, &runs),
+        2,
+        Some(("ns/elem", LEN as f64)),
     );
-    println!(
-        "  simple quicksort: {:.2}x over slice::sort_unstable (its first partition runs on one core)",
+    versus(summary, &scenario, (&peers, &runs), 2, &[3]);
+    versus(
+        summary,
+        &format!("[2] simple quicksort (join) of {LEN} u64, {w} workers"),
+        (&peers, &runs),
+        4,
+        &[5, 7],
+    );
+    let over_sequential = cli::ratio(runs[0].wall.as_secs_f64(), runs[2].wall.as_secs_f64());
+    say!(
+        "  speedup of stealpool sort_unstable: {}x over 1 worker, {}x over slice::sort_unstable",
+        speedup(&runs[1], &runs[2]),
+        cli::fixed(over_sequential, 2),
+    );
+    say!(
+        "  simple quicksort: {}x over slice::sort_unstable (its first partition runs on one core)",
         speedup(&runs[0], &runs[4])
     );
     print_stats(
         &format!("stealpool sort_unstable, {w} workers"),
         runs[2].stats.as_ref().unwrap(),
     );
-    println!(
+    say!(
         "  stealpool simple quicksort: {}",
         runs[4].detail.as_deref().unwrap_or("")
     );
-    targets.push((
+    summary.target(
         format!("quicksort of 10M: speedup >= 1.8x on {w} workers over the sequential sort"),
-        format!("{over_sequential:.2}x"),
+        format!("{}x", cli::fixed(over_sequential, 2)),
         status(over_sequential >= 1.8),
-    ));
+    );
 }
 
 /// Spawns `tasks` from this thread with `spawn`, each spinning for its
@@ -419,14 +551,18 @@ fn run_mix(tasks: &[Duration], spawn: &dyn Fn(Box<dyn FnOnce() + Send>)) {
     done.wait();
 }
 
-fn scenario_mix(rounds: usize) {
+fn scenario_mix(rounds: usize, summary: &mut Summary) {
     let tasks = mix(1000, 7);
     let w = workers();
     let work: Duration = tasks.iter().sum();
-    println!(
-        "\n[3] heterogeneous mix: {} tasks (80% 1 us, 15% 100 us, 5% 10 ms; {:.1} ms of work) spawned from outside",
-        tasks.len(),
-        ms(work)
+    begin(
+        summary,
+        "[3]",
+        format!(
+            "heterogeneous mix: {} tasks (80% 1 us, 15% 100 us, 5% 10 ms; {:.1} ms of work) spawned from outside",
+            tasks.len(),
+            ms(work)
+        ),
     );
     let tasks = &tasks;
     let ours = |threads: usize| {
@@ -467,12 +603,17 @@ fn scenario_mix(rounds: usize) {
         }),
     ];
     let runs = compete(&mut peers, rounds);
-    table(&peers, &runs, 1, None);
+    let scenario = format!("[3] uneven mix of {} tasks, {w} workers", tasks.len());
+    table(summary, &scenario, (&peers, &runs), 1, None);
+    versus(summary, &scenario, (&peers, &runs), 1, &[2, 3]);
     let ideal = work / w as u32;
-    println!(
-        "  ideal on {w} workers: {:.1} ms; stealpool reaches {:.0}% of it; speedup over 1 worker {:.2}x",
+    say!(
+        "  ideal on {w} workers: {:.1} ms; stealpool reaches {}% of it; speedup over 1 worker {}x",
         ms(ideal),
-        ideal.as_secs_f64() * 100.0 / runs[1].wall.as_secs_f64(),
+        cli::fixed(
+            cli::ratio(ideal.as_secs_f64() * 100.0, runs[1].wall.as_secs_f64()),
+            0
+        ),
         speedup(&runs[0], &runs[1])
     );
     print_stats(
@@ -503,13 +644,17 @@ fn run_external(submitters: usize, per_submitter: usize, spawn: &(dyn Fn(Box<dyn
     done.wait();
 }
 
-fn scenario_external(rounds: usize, targets: &mut Targets) {
+fn scenario_external(rounds: usize, summary: &mut Summary) {
     const SUBMITTERS: usize = 8;
     const TASKS: usize = 1_000_000;
     const PER: usize = TASKS / SUBMITTERS;
     const BATCH: usize = 1000;
     let w = workers();
-    println!("\n[4] {TASKS} micro-tasks spawned by {SUBMITTERS} threads outside the pool");
+    begin(
+        summary,
+        "[4]",
+        format!("{TASKS} micro-tasks spawned by {SUBMITTERS} threads outside the pool"),
+    );
     let ours = |threads: usize| {
         move || {
             let pool = ThreadPool::new(threads);
@@ -554,26 +699,34 @@ fn scenario_external(rounds: usize, targets: &mut Targets) {
         }),
     ];
     let runs = compete(&mut peers, rounds);
-    table(&peers, &runs, 1, Some(("ns/task", TASKS as f64)));
-    println!(
-        "  speedup of stealpool over 1 worker: {:.2}x",
+    let scenario = format!("[4] {TASKS} spawns from {SUBMITTERS} outside threads, {w} workers");
+    table(
+        summary,
+        &scenario,
+        (&peers, &runs),
+        1,
+        Some(("ns/task", TASKS as f64)),
+    );
+    versus(summary, &scenario, (&peers, &runs), 1, &[2, 3]);
+    say!(
+        "  speedup of stealpool over 1 worker: {}x",
         speedup(&runs[0], &runs[1])
     );
     print_stats(
         &format!("stealpool, {w} workers"),
         runs[1].stats.as_ref().unwrap(),
     );
-    let ratio = speedup(&runs[2], &runs[1]);
-    targets.push((
-        "spawn from outside: throughput >= rayon's (aim 1.5x)".into(),
-        format!("{ratio:.2}x rayon's"),
-        at_most(1.0 / ratio),
-    ));
+    let ratio = wall_ratio(&runs[1], &runs[2]);
+    summary.target(
+        "spawn from outside: throughput >= rayon's (aim 1.5x)",
+        format!("{}x rayon's", cli::fixed(1.0 / ratio, 2)),
+        summary.at_most(ratio),
+    );
 
     // One submitter: every task crosses the injector, with no other
     // submitter to batch behind.
     const ONE: usize = 200_000;
-    println!("  {ONE} micro-tasks spawned by one thread outside the pool");
+    say!("  {ONE} micro-tasks spawned by one thread outside the pool");
     let mut peers = vec![
         peer("stealpool, spawn, one submitter", w, || {
             let pool = ThreadPool::new(w);
@@ -585,13 +738,21 @@ fn scenario_external(rounds: usize, targets: &mut Targets) {
         }),
     ];
     let runs = compete(&mut peers, rounds);
-    table(&peers, &runs, 0, Some(("ns/task", ONE as f64)));
-    let ratio = speedup(&runs[1], &runs[0]);
-    targets.push((
-        "spawn from one outside thread: throughput >= rayon's".into(),
-        format!("{ratio:.2}x rayon's"),
-        at_most(1.0 / ratio),
-    ));
+    let scenario = format!("[4] {ONE} spawns from one outside thread, {w} workers");
+    table(
+        summary,
+        &scenario,
+        (&peers, &runs),
+        0,
+        Some(("ns/task", ONE as f64)),
+    );
+    versus(summary, &scenario, (&peers, &runs), 0, &[1]);
+    let ratio = wall_ratio(&runs[0], &runs[1]);
+    summary.target(
+        "spawn from one outside thread: throughput >= rayon's",
+        format!("{}x rayon's", cli::fixed(1.0 / ratio, 2)),
+        summary.at_most(ratio),
+    );
 }
 
 /// CPU time of the calling thread so far.
@@ -619,11 +780,15 @@ fn min2(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
     (a.0.min(b.0), a.1.min(b.1))
 }
 
-fn primitives(targets: &mut Targets) {
+fn primitives(summary: &mut Summary) {
     const RUNS: usize = 15;
-    println!(
-        "\n[5] primitives: the fastest of {RUNS} runs, peers alternating; CPU time as well as wall time, \
-         because a single thread's CPU time is what other load disturbs least"
+    begin(
+        summary,
+        "[5]",
+        format!(
+            "primitives: the fastest of {RUNS} runs, peers alternating; CPU time as well as wall time, \
+             because a single thread's CPU time is what other load disturbs least"
+        ),
     );
     // The floors, measured in this run rather than quoted: a store, a
     // StoreLoad barrier (`fence(SeqCst)`) and a load, the least a Chase-Lev
@@ -655,9 +820,18 @@ fn primitives(targets: &mut Targets) {
             .1,
         );
     }
-    println!(
+    say!(
         "  floors measured in this run (ns, CPU): a store, fence(SeqCst) and a load {barrier:.2}; a CAS {cas:.2}"
     );
+    summary.row(
+        "floor: store, fence(SeqCst), load",
+        "",
+        1,
+        "CPU per op",
+        barrier,
+        "ns",
+    );
+    summary.row("floor: CAS", "", 1, "CPU per op", cas, "ns");
     let pair_floor = barrier + cas;
 
     const PAIRS: u64 = 2_000_000;
@@ -687,7 +861,13 @@ fn primitives(targets: &mut Targets) {
     }
     // Each pop here takes the deque's last element: the D3 fence and the
     // D4 CAS, two barriers.
-    println!(
+    let scenario = "[5] deque push+pop, one element";
+    for (peer, (wall, cpu)) in [("stealpool", a), ("crossbeam-deque", b)] {
+        summary.row(scenario, peer, 1, "wall per pair", wall, "ns");
+        summary.row(scenario, peer, 1, "CPU per pair", cpu, "ns");
+    }
+    summary.compare(scenario, "crossbeam-deque", a.1, b.1, "ns CPU", Kind::Time);
+    say!(
         "  deque push+pop pair, one element (ns, CPU / wall): stealpool {:.2} / {:.2}, crossbeam-deque {:.2} / {:.2}; \
          ratio {:.2}x (CPU); {:.2}x the floor of {pair_floor:.2} ns (a barrier and a CAS)",
         a.1,
@@ -729,7 +909,13 @@ fn primitives(targets: &mut Targets) {
             }),
         );
     }
-    println!(
+    let scenario = "[5] deque 64 pushes, 64 pops";
+    for (peer, (wall, cpu)) in [("stealpool", c), ("crossbeam-deque", d)] {
+        summary.row(scenario, peer, 1, "wall per pair", wall, "ns");
+        summary.row(scenario, peer, 1, "CPU per pair", cpu, "ns");
+    }
+    summary.compare(scenario, "crossbeam-deque", c.1, d.1, "ns CPU", Kind::Time);
+    say!(
         "  deque 64 pushes then 64 pops, per pair (ns, CPU / wall): stealpool {:.2} / {:.2}, \
          crossbeam-deque {:.2} / {:.2}; ratio {:.2}x (CPU); {:.2}x the floor of {barrier:.2} ns (one barrier)",
         c.1,
@@ -739,16 +925,16 @@ fn primitives(targets: &mut Targets) {
         c.1 / d.1,
         c.1 / barrier
     );
-    targets.push((
-        "deque push+pop pair <= crossbeam-deque's (aim 0.5x)".into(),
+    summary.target(
+        "deque push+pop pair <= crossbeam-deque's (aim 0.5x)",
         format!(
             "{:.2}x crossbeam's ({:.1} ns vs {:.1} ns CPU)",
             a.1 / b.1,
             a.1,
             b.1
         ),
-        at_most(a.1 / b.1),
-    ));
+        summary.at_most(a.1 / b.1),
+    );
 
     const N: u64 = 25;
     let joins = (workloads::fib_calls(N) - 1) / 2;
@@ -762,7 +948,15 @@ fn primitives(targets: &mut Targets) {
             }),
         );
     }
-    println!(
+    summary.row(
+        &format!("[5] fib({N}) join overhead"),
+        "sequential, no join",
+        1,
+        "CPU per join's worth of calls",
+        sequential.1,
+        "ns",
+    );
+    say!(
         "  fib({N}) with a join at every call ({joins} joins); without joins: {:.2} ns CPU per join's worth of calls",
         sequential.1
     );
@@ -793,7 +987,13 @@ fn primitives(targets: &mut Targets) {
         } else {
             (ours.0, theirs.0, "wall")
         };
-        println!(
+        let scenario = format!("[5] fib({N}) join overhead, {threads} thread(s)");
+        for (peer, (wall, cpu)) in [("stealpool", ours), ("rayon", theirs)] {
+            summary.row(&scenario, peer, threads, "wall per join", wall, "ns");
+            summary.row(&scenario, peer, threads, "CPU per join", cpu, "ns");
+        }
+        summary.compare(&scenario, "rayon", o, t, &format!("ns {what}"), Kind::Time);
+        say!(
             "  join, {threads} thread(s) (ns per join, CPU / wall): stealpool {:.2} / {:.2}, rayon {:.2} / {:.2}; \
              ratio {:.2}x ({what}); {:.2}x the floor of {barrier:.2} ns (one barrier, which join's fast path no longer runs)",
             ours.1,
@@ -803,11 +1003,11 @@ fn primitives(targets: &mut Targets) {
             o / t,
             o / barrier
         );
-        targets.push((
+        summary.target(
             format!("fib join overhead, {threads} thread(s): <= rayon's (aim 0.7x)"),
             format!("{:.2}x rayon's ({o:.1} ns vs {t:.1} ns, {what})", o / t),
-            at_most(o / t),
-        ));
+            summary.at_most(o / t),
+        );
     }
 }
 
@@ -817,14 +1017,18 @@ fn primitives(targets: &mut Targets) {
 /// 2^22 - 1 nodes in both visiting orders (see [`Node`]), a `join` per call
 /// or node, wall time, the fastest of `RUNS`, peers alternating. chili's `thread_count` counts the calling
 /// thread, which works in its scope; the pools' callers wait in `install`.
-fn fork_join_peers() {
+fn fork_join_peers(summary: &mut Summary) {
     const RUNS: usize = 7;
     const N: u64 = 30;
     const LAYERS: u32 = 22;
     const PENDING_LIMIT: usize = 3;
-    println!(
-        "\n[6] fork-join against chili and rayon: fib({N}) and a tree of 2^{LAYERS} - 1 nodes, a join per call \
-         or node, wall ns per join, the fastest of {RUNS}, peers alternating"
+    begin(
+        summary,
+        "[6]",
+        format!(
+            "fork-join against chili and rayon: fib({N}) and a tree of 2^{LAYERS} - 1 nodes, a join per call \
+             or node, wall ns per join, the fastest of {RUNS}, peers alternating"
+        ),
     );
     let fib_joins = (workloads::fib_calls(N) - 1) / 2;
     let fib_expected = workloads::fib_seq(N);
@@ -853,7 +1057,21 @@ fn fork_join_peers() {
             .0,
         );
     }
-    println!(
+    for (workload, ns) in [
+        ("[6] fib", seq_fib),
+        ("[6] tree, left child first", seq_left),
+        ("[6] tree, right child first", seq_right),
+    ] {
+        summary.row(
+            workload,
+            "sequential, no join",
+            1,
+            "wall per join's worth of work",
+            ns,
+            "ns",
+        );
+    }
+    say!(
         "  sequential, no join: fib {seq_fib:.2} ns, tree {seq_left:.2} ns left child first, {seq_right:.2} ns \
          right child first, per join's worth of work"
     );
@@ -901,7 +1119,18 @@ fn fork_join_peers() {
             "tree, right child first (chili's own order)",
         ];
         for (workload, [ours, limited, rayon, chili]) in workloads.iter().zip(best) {
-            println!(
+            let scenario = format!("[6] {workload}, {threads} thread(s)");
+            for (peer, wall) in [
+                ("stealpool", ours),
+                ("stealpool, max_pending_joins(3)", limited),
+                ("rayon", rayon),
+                ("chili", chili),
+            ] {
+                summary.row(&scenario, peer, threads, "wall per join", wall, "ns");
+            }
+            summary.compare(&scenario, "rayon", ours, rayon, "ns", Kind::Time);
+            summary.compare(&scenario, "chili", ours, chili, "ns", Kind::Time);
+            say!(
                 "  {workload}, {threads} thread(s): stealpool {ours:.2}, rayon {rayon:.2}, chili {chili:.2} ns per \
                  join; stealpool {:.2}x rayon's, {:.2}x chili's; with max_pending_joins({PENDING_LIMIT}) {limited:.2} \
                  ns, {:.2}x chili's",
@@ -911,8 +1140,8 @@ fn fork_join_peers() {
             );
         }
     }
-    short_regions();
-    region_speedups();
+    short_regions(summary);
+    region_speedups(summary);
 }
 
 /// One run of the tree sum on each fork-join peer, all visiting the
@@ -975,10 +1204,10 @@ fn region_chili(scope: &mut chili::Scope<'_>, depth: u32, leaf: Duration) {
 /// whose spinning adds up to `total`, 2 threads, 2 ms idle before each
 /// sample; the speedup is `total` over the region's wall time (2.0 is
 /// perfect), median and worst of the samples, peers taking turns.
-fn region_speedups() {
+fn region_speedups(summary: &mut Summary) {
     const SAMPLES: usize = 60;
     const DEPTH: u32 = 6;
-    println!(
+    say!(
         "  short regions from an idle pool: a join tree of {} leaves, 2 threads, {SAMPLES} samples per peer, \
          2 ms idle before each; speedup = work / wall (2.0 is perfect), median (worst)",
         1u32 << DEPTH
@@ -1000,20 +1229,39 @@ fn region_speedups() {
             thread::sleep(Duration::from_millis(2));
             walls[2].push(wall_of(|| region_chili(&mut chili.scope(), DEPTH, leaf)));
         }
+        let scenario = format!(
+            "[6] short region, {:.0} us of work, 2 threads (median wall)",
+            total.as_secs_f64() * 1e6
+        );
+        let mut medians = [0.0; 3];
         let speedups: Vec<String> = ["stealpool", "rayon", "chili"]
             .iter()
             .zip(&mut walls)
-            .map(|(name, walls)| {
+            .zip(&mut medians)
+            .map(|((name, walls), median)| {
                 walls.sort();
-                let speedup = |wall: Duration| total.as_secs_f64() / wall.as_secs_f64();
+                *median = quantile(walls, 0.5).as_secs_f64() * 1e6;
+                summary.row(&scenario, name, 2, "median wall", *median, "us");
+                summary.row(
+                    &scenario,
+                    name,
+                    2,
+                    "worst wall",
+                    walls[walls.len() - 1].as_secs_f64() * 1e6,
+                    "us",
+                );
+                let speedup =
+                    |wall: Duration| cli::fixed(cli::ratio(total.as_secs_f64(), wall.as_secs_f64()), 2);
                 format!(
-                    "{name} {:.2} ({:.2})",
+                    "{name} {} ({})",
                     speedup(quantile(walls, 0.5)),
                     speedup(walls[walls.len() - 1])
                 )
             })
             .collect();
-        println!(
+        summary.compare(&scenario, "rayon", medians[0], medians[1], "us", Kind::Time);
+        summary.compare(&scenario, "chili", medians[0], medians[2], "us", Kind::Time);
+        say!(
             "    {:>6.0} us of work: {}",
             total.as_secs_f64() * 1e6,
             speedups.join(", ")
@@ -1054,9 +1302,9 @@ fn other_half_latency(join: &mut JoinHalves<'_>) -> Option<Duration> {
 
 /// `other_half_latency` on each peer, 2 threads, workers idle for 5 ms
 /// before each sample, peers taking turns.
-fn short_regions() {
+fn short_regions(summary: &mut Summary) {
     const SAMPLES: usize = 100;
-    println!(
+    say!(
         "  a short region: join -> the half its caller does not run starting on an idle worker, 2 threads, the \
          caller's half spinning until then (up to 10 ms, no join of its own); {SAMPLES} samples per peer, \
          5 ms idle before each"
@@ -1087,20 +1335,44 @@ fn short_regions() {
             scope.join(|_| a(), |_| b());
         }));
     }
-    for (name, samples) in ["stealpool", "rayon", "chili"].iter().zip(samples) {
+    let scenario = "[6] join -> other half starts on an idle worker, p50";
+    let mut p50 = [f64::NAN; 3];
+    for ((name, samples), p50) in ["stealpool", "rayon", "chili"].iter().zip(samples).zip(&mut p50) {
         let mut taken: Vec<Duration> = samples.iter().flatten().copied().collect();
         taken.sort();
         let missed = SAMPLES - taken.len();
+        summary.row(
+            scenario,
+            name,
+            2,
+            "not taken within 10 ms",
+            missed as f64,
+            "samples",
+        );
+        if !taken.is_empty() {
+            *p50 = quantile(&taken, 0.5).as_secs_f64() * 1e6;
+            summary.row(scenario, name, 2, "p50", *p50, "us");
+            summary.row(
+                scenario,
+                name,
+                2,
+                "p99",
+                quantile(&taken, 0.99).as_secs_f64() * 1e6,
+                "us",
+            );
+        }
         if taken.is_empty() {
-            println!("    {name:<10} never taken by another thread within 10 ms ({missed} of {SAMPLES})");
+            say!("    {name:<10} never taken by another thread within 10 ms ({missed} of {SAMPLES})");
         } else {
-            println!(
+            say!(
                 "    {name:<10} p50 {:>7.1} us, p99 {:>7.1} us; not taken within 10 ms: {missed} of {SAMPLES}",
                 quantile(&taken, 0.5).as_secs_f64() * 1e6,
                 quantile(&taken, 0.99).as_secs_f64() * 1e6
             );
         }
     }
+    summary.compare(scenario, "rayon", p50[0], p50[1], "us", Kind::Time);
+    summary.compare(scenario, "chili", p50[0], p50[2], "us", Kind::Time);
 }
 
 /// CPU use of the process while nothing is submitted, as % of one core.
@@ -1125,17 +1397,29 @@ fn warm(spawn: &dyn Fn(Box<dyn FnOnce() + Send>)) {
     done.wait();
 }
 
-fn idle(targets: &mut Targets) {
+/// Idle CPU this low (% of a core) is level with anything as low: a
+/// second's window catches a few ticks at most.
+const IDLE: Kind = Kind::Cpu { floor: 0.05 };
+
+fn idle(summary: &mut Summary) {
     const SAMPLES: usize = 150;
     let gap = Duration::from_millis(5);
     let w = workers();
-    println!(
-        "\n[7] idle pool, {w} workers: submit -> first instruction of the task ({SAMPLES} samples per peer, \
-         peers taking turns, {gap:?} idle before each); CPU of the process while only that pool idles"
+    begin(
+        summary,
+        "[7]",
+        format!(
+            "idle pool, {w} workers: submit -> first instruction of the task ({SAMPLES} samples per peer, \
+             peers taking turns, {gap:?} idle before each); CPU of the process while only that pool idles"
+        ),
     );
-    println!(
+    say!(
         "  {:<28} {:>10} {:>10} {:>10} {:>14}",
-        "peer", "p50 us", "p99 us", "max us", "idle CPU %core"
+        "peer",
+        "p50 us",
+        "p99 us",
+        "max us",
+        "idle CPU %core"
     );
     let us = |d: Duration| d.as_secs_f64() * 1e6;
 
@@ -1188,63 +1472,138 @@ fn idle(targets: &mut Targets) {
         "mutex pool, spawn",
         "std::thread::spawn",
     ];
+    // A thread per task leaves nothing idle behind: no figure.
     let cpus = [ours_cpu, rayon_cpu, baseline_cpu, f64::NAN];
+    let latency = format!("[7] wake-up latency p50, {w} workers");
+    let idle_cpu = format!("[7] idle pool CPU, {w} workers");
     for ((name, samples), cpu) in names.iter().zip(&mut latencies).zip(cpus) {
         samples.sort();
-        println!(
-            "  {name:<28} {:>10.1} {:>10.1} {:>10.1} {cpu:>14.2}",
+        let (p50, p99, max) = (
             us(quantile(samples, 0.5)),
             us(quantile(samples, 0.99)),
-            us(*samples.last().unwrap())
+            us(*samples.last().unwrap()),
+        );
+        summary.row(&latency, name, w, "p50", p50, "us");
+        summary.row(&latency, name, w, "p99", p99, "us");
+        summary.row(&latency, name, w, "max", max, "us");
+        summary.row(&idle_cpu, name, w, "idle CPU", cpu, "% of a core");
+        say!(
+            "  {name:<28} {p50:>10.1} {p99:>10.1} {max:>10.1} {:>14}",
+            cli::fixed(cpu, 2)
         );
     }
+    let p50 = |i: usize| us(quantile(&latencies[i], 0.5));
+    summary.compare(&latency, "rayon", p50(0), p50(1), "us", Kind::Time);
+    summary.compare(&latency, "mutex pool", p50(0), p50(2), "us", Kind::Time);
+    summary.compare(&idle_cpu, "rayon", ours_cpu, rayon_cpu, "% core", IDLE);
+    summary.compare(&idle_cpu, "mutex pool", ours_cpu, baseline_cpu, "% core", IDLE);
 
     let (p50, rayon_p50) = (quantile(&latencies[0], 0.5), quantile(&latencies[1], 0.5));
-    targets.push((
-        "wake-up latency p50 <= rayon's".into(),
+    summary.target(
+        "wake-up latency p50 <= rayon's",
         format!("{:.1} us vs {:.1} us", us(p50), us(rayon_p50)),
-        at_most(p50.as_secs_f64() / rayon_p50.as_secs_f64()),
-    ));
-    targets.push((
-        "idle pool CPU < 0.5% of a core".into(),
+        summary.at_most(cli::ratio(p50.as_secs_f64(), rayon_p50.as_secs_f64())),
+    );
+    summary.target(
+        "idle pool CPU < 0.5% of a core",
         format!("{ours_cpu:.2}% (rayon {rayon_cpu:.2}%)"),
         status(ours_cpu < 0.5),
-    ));
+    );
 }
 
-fn main() {
-    let rounds: usize = {
-        let args: Vec<String> = std::env::args().collect();
-        args.iter()
-            .position(|a| a == "--rounds")
-            .and_then(|i| args.get(i + 1))
-            .map_or(3, |r| r.parse().expect("--rounds N"))
-    };
-    let start = Instant::now();
-    println!("stealpool benchmark report (best of {rounds} rounds, peers interleaved; time/ours > 1: slower than stealpool)");
-    machine();
-    if std::env::args().any(|a| a == "--fork-join") {
-        // Section [6] alone, for iterating on `join`.
-        fork_join_peers();
-        return;
-    }
-    let mut targets = Targets::new();
-    scenario_micro(rounds, &mut targets);
-    scenario_quicksort(rounds, &mut targets);
-    scenario_mix(rounds);
-    scenario_external(rounds, &mut targets);
-    primitives(&mut targets);
-    fork_join_peers();
-    idle(&mut targets);
+/// The report's command line.
+const OPTIONS: &[cli::Opt] = &[
+    cli::opt(
+        "rounds",
+        "N",
+        "runs per peer in sections [1]-[4], the best kept (default 3)",
+    ),
+    cli::switch(
+        "fork-join",
+        "run section [6] (fork-join against chili and rayon) alone",
+    ),
+    cli::opt(
+        "csv",
+        "PATH",
+        "also write every measured figure and every comparison to PATH as CSV",
+    ),
+    cli::opt(
+        "noise",
+        "PERCENT",
+        "ratios within 1 +- PERCENT% are \"within noise\" (default 3)",
+    ),
+];
 
-    println!("\ntargets, as measured in this run:");
-    for (target, measured, status) in &targets {
-        println!("  [{status}] {target}: {measured}");
+const ABOUT: &str =
+    "The benchmark report: stealpool against rayon, chili, crossbeam-deque, std::thread and a \
+mutex pool,\nsummary and verdicts first; an SVG chart of the ratios is written under target/.";
+
+fn main() {
+    let args = cli::Args::parse(ABOUT, OPTIONS);
+    let rounds: usize = args.get("rounds", 3);
+    let noise: f64 = args.get("noise", 3.0);
+    if rounds == 0 || !(0.0..100.0).contains(&noise) {
+        eprintln!("report: --rounds must be at least 1 and --noise a percentage below 100");
+        std::process::exit(2);
     }
-    println!(
-        "  [not measured here] allocations: 0 per join, <= 1 per spawn/submit: \
-         cargo test --release --test allocations -- --nocapture"
-    );
+    let mut summary = Summary::new(noise / 100.0);
+    // A failed check panics: show what was measured up to it.
+    struct FlushOnPanic;
+    impl Drop for FlushOnPanic {
+        fn drop(&mut self) {
+            if thread::panicking() {
+                flush_details();
+            }
+        }
+    }
+    let _flush = FlushOnPanic;
+    let start = Instant::now();
+    println!("stealpool benchmark report (best of {rounds} rounds, peers interleaved)");
+    machine();
+    if args.has("fork-join") {
+        // Section [6] alone, for iterating on `join`.
+        fork_join_peers(&mut summary);
+    } else {
+        scenario_micro(rounds, &mut summary);
+        scenario_quicksort(rounds, &mut summary);
+        scenario_mix(rounds, &mut summary);
+        scenario_external(rounds, &mut summary);
+        primitives(&mut summary);
+        fork_join_peers(&mut summary);
+        idle(&mut summary);
+    }
+
+    println!();
+    print!("{}", summary.table());
+    let chart = cli::output_path("report-ratios.svg");
+    match summary.chart(&chart) {
+        Ok(()) => println!("chart of these ratios: {}", chart.display()),
+        Err(error) => println!("no chart: {error}"),
+    }
+    if let Some(path) = args.get_opt::<String>("csv") {
+        match std::fs::write(&path, summary.csv()) {
+            Ok(()) => println!(
+                "every measured figure ({} rows) and comparison: {path}",
+                summary.rows().len()
+            ),
+            Err(error) => {
+                eprintln!("report: cannot write {path}: {error}");
+                std::process::exit(1);
+            }
+        }
+    }
+    if !summary.targets().is_empty() {
+        println!("\ntargets, as measured in this run:");
+        for (target, measured, status) in summary.targets() {
+            println!("  [{status}] {target}: {measured}");
+        }
+        println!(
+            "  [not measured here] allocations: 0 per join, <= 1 per spawn/submit: \
+             cargo test --release --test allocations -- --nocapture"
+        );
+    }
+    println!("\nthe sections in full (time/ours > 1: slower than stealpool):");
+    flush_details();
     println!(
         "\nload average at end: {}; report took {:.1} s",
         load_average(),
