@@ -170,12 +170,13 @@ fn short(name: &str) -> &str {
 
 /// Prints the table of a scenario and records its rows; ratios are
 /// against `reference` (the index of this pool with all workers): above 1,
-/// the peer is slower.
+/// the peer is slower. The summary compares `reference` with each peer in
+/// `against`.
 fn table(
     summary: &mut Summary,
     scenario: &str,
     (peers, runs): (&[Peer<'_>], &[Run]),
-    reference: usize,
+    (reference, against): (usize, &[usize]),
     unit: Option<(&str, f64)>,
 ) {
     let base = runs[reference].wall.as_secs_f64();
@@ -207,6 +208,20 @@ fn table(
             per(run.wall.as_secs_f64(), base)
         );
     }
+    versus(summary, scenario, (peers, runs), reference, against);
+}
+
+/// The lines under a scenario whose peers 0 and 1 are this pool on one
+/// worker and on `w`: the speedup and the pool's statistics.
+fn scaling(runs: &[Run], w: usize) {
+    say!(
+        "  speedup of stealpool over 1 worker: {}x",
+        speedup(&runs[0], &runs[1])
+    );
+    print_stats(
+        &format!("stealpool, {w} workers"),
+        runs[1].stats.as_ref().unwrap(),
+    );
 }
 
 /// Adds to the summary this pool's wall time (peer `ours`) against each
@@ -402,18 +417,10 @@ fn scenario_micro(rounds: usize, summary: &mut Summary) {
         summary,
         &scenario,
         (&peers, &runs),
-        1,
+        (1, &[2, 3]),
         Some(("ns/task", TASKS as f64)),
     );
-    versus(summary, &scenario, (&peers, &runs), 1, &[2, 3]);
-    say!(
-        "  speedup of stealpool over 1 worker: {}x",
-        speedup(&runs[0], &runs[1])
-    );
-    print_stats(
-        &format!("stealpool, {w} workers"),
-        runs[1].stats.as_ref().unwrap(),
-    );
+    scaling(&runs, w);
     let ratio = wall_ratio(&runs[1], &runs[2]);
     summary.target(
         "spawn inside a scope: time per task <= rayon's",
@@ -501,10 +508,9 @@ fn scenario_quicksort(rounds: usize, summary: &mut Summary) {
         summary,
         &scenario,
         (&peers, &runs),
-        2,
+        (2, &[3]),
         Some(("ns/elem", LEN as f64)),
     );
-    versus(summary, &scenario, (&peers, &runs), 2, &[3]);
     versus(
         summary,
         &format!("[2] simple quicksort (join) of {LEN} u64, {w} workers"),
@@ -604,22 +610,17 @@ fn scenario_mix(rounds: usize, summary: &mut Summary) {
     ];
     let runs = compete(&mut peers, rounds);
     let scenario = format!("[3] uneven mix of {} tasks, {w} workers", tasks.len());
-    table(summary, &scenario, (&peers, &runs), 1, None);
-    versus(summary, &scenario, (&peers, &runs), 1, &[2, 3]);
+    table(summary, &scenario, (&peers, &runs), (1, &[2, 3]), None);
     let ideal = work / w as u32;
     say!(
-        "  ideal on {w} workers: {:.1} ms; stealpool reaches {}% of it; speedup over 1 worker {}x",
+        "  ideal on {w} workers: {:.1} ms; stealpool reaches {}% of it",
         ms(ideal),
         cli::fixed(
             cli::ratio(ideal.as_secs_f64() * 100.0, runs[1].wall.as_secs_f64()),
             0
         ),
-        speedup(&runs[0], &runs[1])
     );
-    print_stats(
-        &format!("stealpool, {w} workers"),
-        runs[1].stats.as_ref().unwrap(),
-    );
+    scaling(&runs, w);
 }
 
 /// `submitters` threads each spawn `per_submitter` micro-tasks with
@@ -704,18 +705,10 @@ fn scenario_external(rounds: usize, summary: &mut Summary) {
         summary,
         &scenario,
         (&peers, &runs),
-        1,
+        (1, &[2, 3]),
         Some(("ns/task", TASKS as f64)),
     );
-    versus(summary, &scenario, (&peers, &runs), 1, &[2, 3]);
-    say!(
-        "  speedup of stealpool over 1 worker: {}x",
-        speedup(&runs[0], &runs[1])
-    );
-    print_stats(
-        &format!("stealpool, {w} workers"),
-        runs[1].stats.as_ref().unwrap(),
-    );
+    scaling(&runs, w);
     let ratio = wall_ratio(&runs[1], &runs[2]);
     summary.target(
         "spawn from outside: throughput >= rayon's (aim 1.5x)",
@@ -743,10 +736,9 @@ fn scenario_external(rounds: usize, summary: &mut Summary) {
         summary,
         &scenario,
         (&peers, &runs),
-        0,
+        (0, &[1]),
         Some(("ns/task", ONE as f64)),
     );
-    versus(summary, &scenario, (&peers, &runs), 0, &[1]);
     let ratio = wall_ratio(&runs[0], &runs[1]);
     summary.target(
         "spawn from one outside thread: throughput >= rayon's",
