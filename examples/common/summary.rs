@@ -93,6 +93,21 @@ pub struct Summary {
     targets: Vec<(String, String, &'static str)>,
 }
 
+/// Where a finite ratio lies against the noise band `1 ± noise`: `Less`
+/// below it (this pool did better), `Equal` within, `Greater` above. The
+/// ratio is taken rounded to two decimals, as it is printed, so a verdict
+/// never disagrees with the ratio shown beside it.
+fn band(ratio: f64, noise: f64) -> std::cmp::Ordering {
+    let shown = (ratio * 100.0).round() / 100.0;
+    if shown < 1.0 - noise {
+        std::cmp::Ordering::Less
+    } else if shown > 1.0 + noise {
+        std::cmp::Ordering::Greater
+    } else {
+        std::cmp::Ordering::Equal
+    }
+}
+
 /// The verdict on a ratio (ours / theirs, less is better) against `peer`,
 /// `noise` being the half-width of the band counted as level.
 pub fn verdict(ratio: f64, noise: f64, peer: &str, kind: Kind) -> String {
@@ -101,13 +116,12 @@ pub fn verdict(ratio: f64, noise: f64, peer: &str, kind: Kind) -> String {
         Kind::Cpu { .. } => ("less CPU than", "more CPU than"),
     };
     if !ratio.is_finite() {
-        "n/a".into()
-    } else if ratio < 1.0 - noise {
-        format!("{better} {peer} ({ratio:.2}x)")
-    } else if ratio > 1.0 + noise {
-        format!("{worse} {peer} ({ratio:.2}x)")
-    } else {
-        format!("within noise of {peer} ({ratio:.2}x)")
+        return "n/a".into();
+    }
+    match band(ratio, noise) {
+        std::cmp::Ordering::Less => format!("{better} {peer} ({ratio:.2}x)"),
+        std::cmp::Ordering::Greater => format!("{worse} {peer} ({ratio:.2}x)"),
+        std::cmp::Ordering::Equal => format!("within noise of {peer} ({ratio:.2}x)"),
     }
 }
 
@@ -317,9 +331,11 @@ impl Summary {
                 .map(Comparison::ratio)
                 .filter(|r| r.is_finite() && *r > 0.0)
         };
-        let low = finite().fold(0.5f64, f64::min) / 1.25;
-        let high = finite().fold(2.0f64, f64::max) * 1.25;
-        let label_width = labels.iter().map(String::len).max().unwrap_or(0) as u32 * 7 + 20;
+        // The x axis is log2 of the ratio, so that 0.5x and 2x lie as far
+        // from 1x and the key points fall on round powers of two.
+        let low = (finite().fold(0.5f64, f64::min) / 1.2).log2();
+        let high = (finite().fold(2.0f64, f64::max) * 1.2).log2();
+        let label_width = labels.iter().map(String::len).max().unwrap_or(0) as u32 * 6 + 20;
         let height = 110 + 26 * n as u32;
         let root = SVGBackend::new(path, (label_width + 620, height)).into_drawing_area();
         root.fill(&WHITE)?;
@@ -335,7 +351,7 @@ impl Summary {
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(label_width)
-            .build_cartesian_2d((low..high).log_scale(), (0..n - 1).into_segmented())?;
+            .build_cartesian_2d(low..high, (0..n - 1).into_segmented())?;
         let label_of = |v: &SegmentValue<usize>| match v {
             SegmentValue::CenterOf(i) if *i < n => labels[n - 1 - i].clone(),
             _ => String::new(),
@@ -346,7 +362,7 @@ impl Summary {
             .y_labels(n)
             .y_label_formatter(&label_of)
             .x_labels(12)
-            .x_label_formatter(&|x| format!("{x:.2}x"))
+            .x_label_formatter(&|x| format!("{:.2}x", x.exp2()))
             .x_desc("ratio (log scale)")
             .draw()?;
         chart.draw_series(bars.iter().enumerate().filter_map(|(i, c)| {
@@ -355,24 +371,25 @@ impl Summary {
                 return None;
             }
             let row = n - 1 - i;
-            let colour = if ratio < 1.0 - self.noise {
-                GREEN.mix(0.8)
-            } else if ratio > 1.0 + self.noise {
-                RED.mix(0.8)
-            } else {
-                BLACK.mix(0.35)
+            let colour = match band(ratio, self.noise) {
+                std::cmp::Ordering::Less => GREEN.mix(0.8),
+                std::cmp::Ordering::Greater => RED.mix(0.8),
+                std::cmp::Ordering::Equal => BLACK.mix(0.35),
             };
             let top = if row + 1 < n {
                 SegmentValue::Exact(row + 1)
             } else {
                 SegmentValue::Last
             };
-            let mut bar = Rectangle::new([(1.0, SegmentValue::Exact(row)), (ratio, top)], colour.filled());
+            let mut bar = Rectangle::new(
+                [(0.0, SegmentValue::Exact(row)), (ratio.log2(), top)],
+                colour.filled(),
+            );
             bar.set_margin(4, 4, 0, 0);
             Some(bar)
         }))?;
         chart.draw_series(std::iter::once(PathElement::new(
-            vec![(1.0, SegmentValue::Exact(0)), (1.0, SegmentValue::Last)],
+            vec![(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Last)],
             BLACK.stroke_width(1),
         )))?;
         root.present()?;
