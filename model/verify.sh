@@ -2,7 +2,7 @@
 # The whole verification gauntlet in one command, with a summary table.
 #
 #   model/verify.sh            everything, with the bounds CI uses
-#   model/verify.sh STEP...    only these steps (fmt clippy flags msrv test pinned stack loom
+#   model/verify.sh STEP...    only these steps (fmt clippy flags msrv minver test pinned stack loom
 #                              shuttle lin fuzz miri tsan mutants_smoke mutants)
 #
 # Each step runs under `timeout`, logs to target/verify/STEP.log, and adds a
@@ -240,6 +240,12 @@ step_msrv() {
         env CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check --lib
 }
 
+step_minver() {
+    # Cargo.toml's lower bounds: the library with every direct dependency
+    # at its floor (-Z direct-minimal-versions), in a copy of the tree.
+    run minver 300 "builds at minimal dep versions" "-Z direct-minimal" -- model/minimal_versions.sh
+}
+
 step_pinned() {
     # rayon-core's `panic_b_still_executes` on a pool of one worker per
     # CPU, with the process pinned to one CPU: nobody can steal `b`.
@@ -269,7 +275,7 @@ step_mutants_smoke() {
 }
 
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv test pinned stack loom shuttle lin fuzz miri tsan mutants_smoke)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv minver test pinned stack loom shuttle lin fuzz miri tsan mutants_smoke)
 
 printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
 printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"
