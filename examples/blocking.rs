@@ -200,9 +200,9 @@ fn main() {
     for (i, ((name, ..), time)) in rows.iter().zip(times).enumerate() {
         let reference = if i < 4 { times[0] } else { times[4] };
         println!(
-            "| {name} | {:.1} ms | {:.2} |",
+            "| {name} | {:.1} ms | {} |",
             time.as_secs_f64() * 1e3,
-            reference.as_secs_f64() / time.as_secs_f64()
+            cli::fixed(cli::ratio(reference.as_secs_f64(), time.as_secs_f64()), 2)
         );
     }
     let stats = pool.stats();

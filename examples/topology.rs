@@ -99,11 +99,11 @@ fn run(label: &str, pool: &ThreadPool, depth: u32, rounds: usize, places: &[(usi
         stats.pin_failures
     );
     println!(
-        "  migrated tasks, layout ruler  same cache {:>8}  same node {:>8}  remote {:>8}  ({:.1}% within the node)",
+        "  migrated tasks, layout ruler  same cache {:>8}  same node {:>8}  remote {:>8}  ({}% within the node)",
         m[0],
         m[1],
         m[2],
-        100.0 * (m[0] + m[1]) as f64 / total
+        cli::fixed(cli::ratio(100.0 * (m[0] + m[1]) as f64, total), 1)
     );
 }
 
