@@ -233,6 +233,143 @@ impl fmt::Display for Printed<'_> {
     }
 }
 
+/// How much of a history ran concurrently: a check of a history whose
+/// operations never overlapped is a check of a sequential run, which says
+/// nothing about races. Each field counts pairs of calls of two different
+/// threads whose intervals overlap (`a.invoke < b.ret && b.invoke < a.ret`);
+/// the parts of one batch count as one call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overlap {
+    /// Any two calls of different threads.
+    pub cross_thread: usize,
+    /// An owner's `pop` (thread 0) and a thief's `steal` or batch that
+    /// succeeded: the race the deque's fences and CASes decide (D3/D6, D4
+    /// against D9).
+    pub pop_vs_steal: usize,
+    /// Two thieves' steals or batches that both succeeded: the race of two
+    /// D9 CASes.
+    pub steal_vs_steal: usize,
+}
+
+/// Counts the overlapping pairs of calls of `history` (see [`Overlap`]).
+pub fn overlap(history: &[Event]) -> Overlap {
+    let calls: Vec<&Event> = history
+        .iter()
+        .filter(|e| !matches!(e.action, Action::BatchMoved(_)))
+        .collect();
+    let mut overlap = Overlap::default();
+    for (i, a) in calls.iter().enumerate() {
+        for b in &calls[i + 1..] {
+            if a.thread == b.thread || !(a.invoke < b.ret && b.invoke < a.ret) {
+                continue;
+            }
+            overlap.cross_thread += 1;
+            let is_pop = |e: &Event| e.thread == 0 && matches!(e.action, Action::Pop(_));
+            let took = |e: &Event| {
+                matches!(
+                    e.action,
+                    Action::Steal(Stolen::Success(_)) | Action::Batch(Stolen::Success(_))
+                )
+            };
+            if (is_pop(a) && took(b)) || (is_pop(b) && took(a)) {
+                overlap.pop_vs_steal += 1;
+            }
+            if took(a) && took(b) {
+                overlap.steal_vs_steal += 1;
+            }
+        }
+    }
+    overlap
+}
+
+/// The overlap of many histories, tallied by a driver (with `std` atomics,
+/// outside any checker's facade) and asserted against floors at the end.
+#[derive(Default)]
+pub struct OverlapTally {
+    histories: std::sync::atomic::AtomicUsize,
+    cross_thread: std::sync::atomic::AtomicUsize,
+    pop_vs_steal: std::sync::atomic::AtomicUsize,
+    steal_vs_steal: std::sync::atomic::AtomicUsize,
+}
+
+/// What an [`OverlapTally`] counted: histories, and how many of them had
+/// each kind of [`Overlap`] at least once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tallied {
+    pub histories: usize,
+    pub cross_thread: usize,
+    pub pop_vs_steal: usize,
+    pub steal_vs_steal: usize,
+}
+
+impl OverlapTally {
+    /// Counts `history`: one more history, and whether it had each kind of
+    /// overlap.
+    pub fn add(&self, history: &[Event]) -> Overlap {
+        use std::sync::atomic::Ordering::Relaxed;
+        let o = overlap(history);
+        self.histories.fetch_add(1, Relaxed);
+        self.cross_thread
+            .fetch_add(usize::from(o.cross_thread > 0), Relaxed);
+        self.pop_vs_steal
+            .fetch_add(usize::from(o.pop_vs_steal > 0), Relaxed);
+        self.steal_vs_steal
+            .fetch_add(usize::from(o.steal_vs_steal > 0), Relaxed);
+        o
+    }
+
+    /// The counts so far.
+    pub fn counts(&self) -> Tallied {
+        use std::sync::atomic::Ordering::Relaxed;
+        Tallied {
+            histories: self.histories.load(Relaxed),
+            cross_thread: self.cross_thread.load(Relaxed),
+            pop_vs_steal: self.pop_vs_steal.load(Relaxed),
+            steal_vs_steal: self.steal_vs_steal.load(Relaxed),
+        }
+    }
+
+    /// The line a driver prints: `overlap: of N histories, X had calls of
+    /// two threads overlapping, Y an owner's pop overlapping a successful
+    /// steal, Z two successful steals overlapping`.
+    pub fn summary(&self) -> String {
+        let c = self.counts();
+        let n = c.histories;
+        format!(
+            "overlap: of {n} histories, {} had calls of two threads overlapping ({}%), \
+             {} an owner's pop overlapping a successful steal ({}%), \
+             {} two successful steals overlapping ({}%)",
+            c.cross_thread,
+            percent(c.cross_thread, n),
+            c.pop_vs_steal,
+            percent(c.pop_vs_steal, n),
+            c.steal_vs_steal,
+            percent(c.steal_vs_steal, n)
+        )
+    }
+
+    /// Fails unless at least `cross_percent` % of the histories had calls of
+    /// two threads overlapping and at least `pop_percent` % an owner's pop
+    /// overlapping a successful steal: a check that saw no races is vacuous.
+    pub fn assert_floors(&self, what: &str, cross_percent: usize, pop_percent: usize) {
+        let Tallied {
+            histories: n,
+            cross_thread: cross,
+            pop_vs_steal: pop,
+            ..
+        } = self.counts();
+        assert!(
+            n > 0 && 100 * cross >= cross_percent * n && 100 * pop >= pop_percent * n,
+            "{what}: {} (floors {cross_percent}% and {pop_percent}%): too little concurrency to check",
+            self.summary()
+        );
+    }
+}
+
+fn percent(part: usize, whole: usize) -> usize {
+    (100 * part).checked_div(whole).unwrap_or(0)
+}
+
 /// A node of the doubly linked list of invoke and return events.
 #[derive(Clone, Copy)]
 struct Node {
