@@ -348,19 +348,19 @@ impl OverlapTally {
         )
     }
 
-    /// Fails unless at least `cross_percent` % of the histories had calls of
-    /// two threads overlapping and at least `pop_percent` % an owner's pop
-    /// overlapping a successful steal: a check that saw no races is vacuous.
-    pub fn assert_floors(&self, what: &str, cross_percent: usize, pop_percent: usize) {
-        let Tallied {
-            histories: n,
-            cross_thread: cross,
-            pop_vs_steal: pop,
-            ..
-        } = self.counts();
+    /// Fails unless at least `cross` % of the histories had calls of two
+    /// threads overlapping, `pop` % an owner's pop overlapping a successful
+    /// steal and `steals` % two successful steals overlapping: a check that
+    /// saw no races is vacuous.
+    pub fn assert_floors(&self, what: &str, cross: usize, pop: usize, steals: usize) {
+        let c = self.counts();
+        let n = c.histories;
         assert!(
-            n > 0 && 100 * cross >= cross_percent * n && 100 * pop >= pop_percent * n,
-            "{what}: {} (floors {cross_percent}% and {pop_percent}%): too little concurrency to check",
+            n > 0
+                && 100 * c.cross_thread >= cross * n
+                && 100 * c.pop_vs_steal >= pop * n
+                && 100 * c.steal_vs_steal >= steals * n,
+            "{what}: {} (floors {cross}%, {pop}% and {steals}%): too little concurrency to check",
             self.summary()
         );
     }
@@ -612,6 +612,40 @@ mod tests {
             ret,
             action,
         }
+    }
+
+    #[test]
+    fn overlap_counts_pairs_of_two_threads() {
+        let h = [
+            ev(0, 1, 2, Action::Push(1)),
+            ev(0, 3, 4, Action::Push(2)),
+            // Overlaps the steal of thread 1 and the batch of thread 2.
+            ev(0, 5, 9, Action::Pop(Some(2))),
+            ev(1, 6, 8, Action::Steal(Stolen::Success(1))),
+            ev(2, 7, 10, Action::Batch(Stolen::Empty)),
+            ev(2, 11, 14, Action::Batch(Stolen::Success(3))),
+            ev(2, 11, 14, Action::BatchMoved(4)),
+            ev(1, 12, 13, Action::Steal(Stolen::Success(5))),
+            // Same thread as the pop: never counted.
+            ev(0, 15, 16, Action::Pop(None)),
+        ];
+        let o = overlap(&h);
+        // pop/steal, pop/batch, steal/batch, batch/steal (the moved part
+        // is not a call of its own).
+        assert_eq!(o.cross_thread, 4);
+        assert_eq!(o.pop_vs_steal, 1);
+        assert_eq!(o.steal_vs_steal, 1);
+        let tally = OverlapTally::default();
+        tally.add(&h);
+        tally.add(&h[..2]);
+        let c = tally.counts();
+        assert_eq!(
+            (c.histories, c.cross_thread, c.pop_vs_steal, c.steal_vs_steal),
+            (2, 1, 1, 1)
+        );
+        tally.assert_floors("two histories", 50, 50, 50);
+        let too_high = std::panic::catch_unwind(|| tally.assert_floors("two histories", 0, 0, 51));
+        assert!(too_high.is_err());
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub enum Schedule {
 /// Runs `test` under `schedule` (its iterations scaled to the bounds in
 /// force), then fails if fewer schedules than asked for were run. `suite`
 /// prefixes every line printed.
+// `lin_deque.rs` seeds every test it runs.
+#[allow(dead_code)]
 pub fn run(suite: &str, name: &str, schedule: Schedule, test: impl Fn() + Send + Sync + 'static) {
     run_seeded(suite, name, schedule, None, test);
 }
