@@ -148,8 +148,9 @@ fn owner_and_thieves(
 /// the floors: at least `cross` % of the histories with calls of two
 /// threads overlapping, `pop` % with an owner's pop overlapping a
 /// successful steal, `steals` % with two successful steals overlapping.
-/// The seeds are fixed, so the counts are the same on every run and the floors (set under the counts measured, for the quick
-/// bounds' tenth of the schedules too) cannot fail by chance.
+/// The seeds are fixed, so the counts are the same on every run and the
+/// floors (set under the counts measured, for the quick bounds' tenth of
+/// the schedules too) cannot fail by chance.
 fn lin_test(
     name: &str,
     schedule: Schedule,
