@@ -303,6 +303,18 @@ pub struct Tallied {
 }
 
 impl OverlapTally {
+    /// An empty tally (`const`, for a `static` of a driver whose histories
+    /// come from many places, as the schedule body's).
+    pub const fn new() -> Self {
+        use std::sync::atomic::AtomicUsize;
+        OverlapTally {
+            histories: AtomicUsize::new(0),
+            cross_thread: AtomicUsize::new(0),
+            pop_vs_steal: AtomicUsize::new(0),
+            steal_vs_steal: AtomicUsize::new(0),
+        }
+    }
+
     /// Counts `history`: one more history, and whether it had each kind of
     /// overlap.
     pub fn add(&self, history: &[Event]) -> Overlap {

@@ -613,6 +613,7 @@ fn deque_run<P: Payload>(ops: &DequeOps) {
     if let Err(failure) = linearizability::check(&history) {
         panic!("{failure}");
     }
+    DEQUE_OVERLAP.add(&history);
     if let Some(owner) = &worker {
         assert!(
             owner.is_empty(),
@@ -654,6 +655,10 @@ fn deque_run<P: Payload>(ops: &DequeOps) {
 /// then [`Elements::Boxes`]; both runs make the same scheduling decisions,
 /// since the element type changes no synchronization. Returns the
 /// executions run: 2.
+/// The overlap of every history the deque body checked in this process
+/// (`shuttle_schedule.rs` prints it and asserts floors on it).
+pub static DEQUE_OVERLAP: linearizability::OverlapTally = linearizability::OverlapTally::new();
+
 pub fn run_deque(ops: DequeOps, schedule: &[u8]) -> usize {
     let ops = Arc::new(ops);
     [Elements::Words, Elements::Boxes]
