@@ -119,6 +119,13 @@ pub struct Event {
     /// The counter's value taken just after the call returned; `> invoke`.
     pub ret: u64,
     pub action: Action,
+    /// For a part of a `steal_batch_and_pop` ([`Action::Batch`],
+    /// [`Action::BatchMoved`]) whose driver knows the order of the call's
+    /// claims: the rank of this part's claim, 1 for the first; part `k > 1`
+    /// linearizes only after part `k - 1` of the same call (same thread,
+    /// invoke and return). 0 for every other event, and for parts whose
+    /// order is not known (then they are unordered).
+    pub part: u8,
 }
 
 /// Applies `action` to the specification state, if it is legal there.
@@ -394,6 +401,18 @@ struct Node {
     next: Option<usize>,
 }
 
+/// The part ranked just before `history[op]` in the same call, if it is a
+/// ranked part of a batch other than the first ([`Event::part`]).
+fn predecessor(history: &[Event], op: usize) -> Option<usize> {
+    let e = &history[op];
+    if e.part <= 1 {
+        return None;
+    }
+    history
+        .iter()
+        .position(|p| p.thread == e.thread && p.invoke == e.invoke && p.ret == e.ret && p.part == e.part - 1)
+}
+
 /// Checks that `history` is one [`check`] takes: at most [`MAX_OPS`]
 /// operations, each returning after it is invoked, no two events at the
 /// same time except an [`Action::BatchMoved`], whose invoke and return
@@ -412,6 +431,16 @@ pub fn validate(history: &[Event]) -> Result<(), String> {
                 "operation {op} returns ({}) before it is invoked ({})",
                 e.ret, e.invoke
             ));
+        }
+        if e.part > 1 && predecessor(history, op).is_none() {
+            return Err(format!(
+                "operation {op} is part {} of a batch with no part {}",
+                e.part,
+                e.part - 1
+            ));
+        }
+        if e.part > 0 && !matches!(e.action, Action::Batch(_) | Action::BatchMoved(_)) {
+            return Err(format!("operation {op} is ranked but not part of a batch"));
         }
         if let Action::BatchMoved(_) = e.action {
             let batch = |time: fn(&Event) -> u64| {
@@ -447,6 +476,7 @@ pub fn check(history: &[Event]) -> Result<(), Box<Failure>> {
         panic!("not a history the checker takes: {why}");
     }
     let n = history.len();
+    let after: Vec<Option<usize>> = (0..n).map(|op| predecessor(history, op)).collect();
     // The events in time order: (time, is_return, op).
     let mut times: Vec<(u64, bool, usize)> = Vec::with_capacity(2 * n);
     for (op, e) in history.iter().enumerate() {
@@ -507,7 +537,9 @@ pub fn check(history: &[Event]) -> Result<(), Box<Failure>> {
             Some(ret) => {
                 // An invoke: try to linearize its operation here.
                 let action = history[node.op].action;
-                if step(&mut state, action) {
+                // A ranked part of a batch waits for the claim before it.
+                let ready = after[node.op].is_none_or(|p| linearized[p / 64] & (1 << (p % 64)) != 0);
+                if ready && step(&mut state, action) {
                     let mut bits = linearized;
                     bits[node.op / 64] |= 1 << (node.op % 64);
                     if seen.insert((bits, state.clone())) {
@@ -574,14 +606,18 @@ impl Recorder {
             invoke,
             ret,
             action,
+            part: 0,
         });
         action
     }
 
     /// Runs a `steal_batch_and_pop` between two ticks, like [`record`]:
     /// `call` returns its result and the elements it moved to the thief's
-    /// own deque, in the order it stole them; each becomes an event with the
-    /// call's interval.
+    /// own deque, in the order it claimed them. The public
+    /// `steal_batch_and_pop` claims the moved elements first and the one it
+    /// returns last (the newest), so the events are ranked that way: each
+    /// moved element a part of the call, in claim order, then the result
+    /// (see [`Event::part`]).
     ///
     /// [`record`]: Recorder::record
     pub fn record_batch(
@@ -590,22 +626,26 @@ impl Recorder {
         call: impl FnOnce() -> (Stolen, Vec<u64>),
     ) -> Stolen {
         let invoke = tick();
-        let (first, moved) = call();
+        let (result, moved) = call();
         let ret = tick();
         let thread = self.thread;
+        let last = moved.len() as u8 + 1;
+        self.events
+            .extend(moved.into_iter().zip(1..).map(|(v, part)| Event {
+                thread,
+                invoke,
+                ret,
+                action: Action::BatchMoved(v),
+                part,
+            }));
         self.events.push(Event {
             thread,
             invoke,
             ret,
-            action: Action::Batch(first),
+            action: Action::Batch(result),
+            part: last,
         });
-        self.events.extend(moved.into_iter().map(|v| Event {
-            thread,
-            invoke,
-            ret,
-            action: Action::BatchMoved(v),
-        }));
-        first
+        result
     }
 
     pub fn into_events(self) -> Vec<Event> {
@@ -623,6 +663,15 @@ mod tests {
             invoke,
             ret,
             action,
+            part: 0,
+        }
+    }
+
+    /// `ev` for a part of a batch whose claims are ranked.
+    fn part(thread: usize, invoke: u64, ret: u64, action: Action, part: u8) -> Event {
+        Event {
+            part,
+            ..ev(thread, invoke, ret, action)
         }
     }
 
@@ -906,6 +955,53 @@ mod tests {
             ev(0, 14, 15, Action::Push(4)),
         ];
         assert!(check(&h).is_ok(), "{}", check(&h).unwrap_err());
+    }
+
+    #[test]
+    fn ranked_batch_parts_linearize_in_claim_order() {
+        // 1, 2, 3 pushed; the batch claims 1, then 2, moves 1 and returns 2
+        // (the newest, as the public `steal_batch_and_pop` does), while the
+        // owner's overlapping pop takes 3.
+        let pushes = [
+            ev(0, 1, 2, Action::Push(1)),
+            ev(0, 3, 4, Action::Push(2)),
+            ev(0, 5, 6, Action::Push(3)),
+        ];
+        let rest = [
+            ev(0, 8, 9, Action::Pop(Some(3))),
+            ev(0, 11, 12, Action::Pop(None)),
+        ];
+        let h: Vec<Event> = pushes
+            .iter()
+            .copied()
+            .chain([
+                part(1, 7, 10, Action::BatchMoved(1), 1),
+                part(1, 7, 10, Action::Batch(Stolen::Success(2)), 2),
+            ])
+            .chain(rest)
+            .collect();
+        assert!(check(&h).is_ok(), "{}", check(&h).unwrap_err());
+        // The same elements with the result claimed first: "returns 1,
+        // moves 2" is what the unranked parts allow, and not what the call
+        // does; ranked, it needs 2 claimed while 1 was on top.
+        let wrong: Vec<Event> = pushes
+            .iter()
+            .copied()
+            .chain([
+                part(1, 7, 10, Action::BatchMoved(2), 1),
+                part(1, 7, 10, Action::Batch(Stolen::Success(1)), 2),
+            ])
+            .chain(rest)
+            .collect();
+        assert!(check(&wrong).is_err());
+        let unranked: Vec<Event> = wrong.iter().map(|e| Event { part: 0, ..*e }).collect();
+        assert!(check(&unranked).is_ok());
+        // A rank with nothing before it is refused.
+        let gap = [
+            ev(0, 1, 2, Action::Push(1)),
+            part(1, 3, 4, Action::Batch(Stolen::Success(1)), 2),
+        ];
+        assert!(validate(&gap).is_err());
     }
 
     #[test]

@@ -469,6 +469,7 @@ fn thief<P: Payload>(
             invoke,
             ret,
             action: Action::BatchMoved(serial as u64),
+            part: 0,
         });
     };
     for op in ops {
@@ -482,6 +483,7 @@ fn thief<P: Payload>(
                     invoke,
                     ret,
                     action: Action::Steal(stolen_serial(&steal)),
+                    part: 0,
                 });
                 steal.success()
             }
@@ -494,6 +496,7 @@ fn thief<P: Payload>(
                     invoke,
                     ret,
                     action: Action::Batch(stolen_serial(&steal)),
+                    part: 0,
                 });
                 if steal.is_success() {
                     window = Some((window.map_or(invoke, |(first, _)| first), ret));
@@ -565,6 +568,7 @@ fn deque_run<P: Payload>(ops: &DequeOps) {
             invoke,
             ret,
             action,
+            part: 0,
         });
     };
 

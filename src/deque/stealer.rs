@@ -268,13 +268,15 @@ impl<T> Stealer<T> {
         {
             return Steal::Retry;
         }
-        for &word in &words[1..count] {
+        // The others moved oldest first and the newest returned, as the
+        // fixed code does: the one CAS is the only defect.
+        for &word in &words[..count - 1] {
             // SAFETY: none, that is the defect: the owner may have popped
             // these indices too.
             dest.push(unsafe { from_word::<T>(word) });
         }
         // SAFETY: as above.
-        Steal::Success(unsafe { from_word::<T>(words[0]) })
+        Steal::Success(unsafe { from_word::<T>(words[count - 1]) })
     }
 }
 
