@@ -27,16 +27,20 @@
 //! * `steal()`: `Success(v)` removes the top value `v`; `Empty` only if the
 //!   deque is empty; `Retry` is legal in any state and changes nothing.
 //!
-//! `steal_batch_and_pop` is not one atomic operation (proof B1): it is
-//! recorded as one event per element it took, all with the call's interval
-//! ([`Action::Batch`] for the element it returned, or its `Empty`/`Retry`,
-//! and [`Action::BatchMoved`] for each element it pushed on the thief's own
-//! deque), each specified as a `steal()` that took that element. So the
-//! check asks that each element left the deque by a steal linearized
-//! somewhere inside the call, which is weaker than the implementation's
-//! "one after the other" but rules out every duplicated, lost, invented or
-//! out-of-order element. `len` and `is_empty` are not in the specification:
-//! they are snapshots of two loads. See `proofs/linearizability.md`.
+//! `steal_batch_and_pop` is not one atomic operation (proof B1): it is a
+//! sequence of steals. It is recorded as one event per element it took,
+//! all with the call's interval ([`Action::Batch`] for the element it
+//! returned, or its `Empty`/`Retry`, and [`Action::BatchMoved`] for each
+//! element it pushed on the thief's own deque), each specified as a
+//! `steal()` that took that element. A driver that knows the order of the
+//! call's claims ranks the parts ([`Event::part`]): then part `k` is
+//! linearized only after part `k - 1`, which is exactly the implementation
+//! (its claims one after the other, the public method returning the last
+//! one's element). Unranked parts (the schedule body's) are each a steal
+//! somewhere inside the call, in any order: weaker, but still ruling out
+//! every duplicated, lost, invented or out-of-order element. `len` and
+//! `is_empty` are not in the specification: they are snapshots of two
+//! loads. See `proofs/linearizability.md`.
 //!
 //! The file depends on nothing but `std`, so the real-thread test and the
 //! shuttle harness include the same source with `#[path]`.
