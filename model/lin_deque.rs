@@ -30,16 +30,26 @@ mod linearizability;
 mod shuttle_run;
 
 use lin_record::{batch, stolen};
-use linearizability::{check, Action, Recorder};
+use linearizability::{check, Action, OverlapTally, Recorder};
 use shuttle::rand::{thread_rng, RngCore};
 use shuttle::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 use shuttle::sync::Arc;
 use shuttle::thread;
-use shuttle_run::{run, Schedule};
+use shuttle_run::{progress, run_seeded, Schedule};
 use stealpool::deque::Worker;
 
 /// Thieves besides the owner.
 const THIEVES: usize = 2;
+
+/// The scheduler seeds of the five tests, in the order below.
+const SEEDS: [u64; 5] = [0x5EED_0001, 0x5EED_0002, 0x5EED_0003, 0x5EED_0004, 0x5EED_0005];
+
+/// Each test's overlap floors (percent of its histories with calls of two
+/// threads overlapping, with an owner's pop overlapping a successful steal,
+/// and with two successful steals overlapping), in the order of [`SEEDS`].
+/// The counts measured are a little above (printed by each test; with the
+/// quick bounds' tenth of the schedules as with the full ones).
+const FLOORS: [(usize, usize, usize); 5] = [(99, 50, 4), (55, 10, 1), (90, 20, 3), (95, 90, 30), (30, 5, 5)];
 
 /// What the thieves call.
 #[derive(Clone, Copy)]
@@ -53,7 +63,12 @@ enum Thieves {
 /// One execution: the owner does `owner_ops` random pushes (two in three)
 /// and pops on a deque of capacity 1 (so pushes grow it while thieves
 /// steal), each thief `thief_ops` calls; then the history is checked.
-fn owner_and_thieves(owner_ops: usize, thief_ops: usize, kind: Thieves) -> impl Fn() + Send + Sync + 'static {
+fn owner_and_thieves(
+    owner_ops: usize,
+    thief_ops: usize,
+    kind: Thieves,
+    tally: std::sync::Arc<OverlapTally>,
+) -> impl Fn() + Send + Sync + 'static {
     move || {
         let clock = Arc::new(AtomicU64::new(1));
         let owner_done = Arc::new(AtomicBool::new(false));
@@ -124,18 +139,51 @@ fn owner_and_thieves(owner_ops: usize, thief_ops: usize, kind: Thieves) -> impl 
         if let Err(failure) = check(&history) {
             panic!("{failure}");
         }
+        tally.add(&history);
     }
+}
+
+/// Runs `owner_and_thieves(owner_ops, thief_ops, kind)` under `schedule`
+/// seeded with `seed`, prints the overlap of its histories and fails below
+/// the floors: at least `cross` % of the histories with calls of two
+/// threads overlapping, `pop` % with an owner's pop overlapping a
+/// successful steal, `steals` % with two successful steals overlapping.
+/// The seeds are fixed, so the counts are the same on every run and the
+/// floors (set under the counts measured, for the quick bounds' tenth of
+/// the schedules too) cannot fail by chance.
+fn lin_test(
+    name: &str,
+    schedule: Schedule,
+    seed: u64,
+    owner_ops: usize,
+    thief_ops: usize,
+    kind: Thieves,
+    (cross, pop, steals): (usize, usize, usize),
+) {
+    let tally = std::sync::Arc::new(OverlapTally::default());
+    run_seeded(
+        "lin_deque",
+        name,
+        schedule,
+        Some(seed),
+        owner_and_thieves(owner_ops, thief_ops, kind, tally.clone()),
+    );
+    progress::line(format_args!("lin_deque {name}: {}", tally.summary()));
+    tally.assert_floors(&format!("lin_deque {name}"), cross, pop, steals);
 }
 
 // 50000 random schedules: the owner does 6 operations, each thief 4 steals
 // (floor: all 50000 must run).
 #[test]
 fn owner_and_two_thieves_random() {
-    run(
-        "lin_deque",
-        "owner_and_two_thieves",
+    lin_test(
+        "owner_and_two_thieves_random",
         Schedule::Random { iterations: 50000 },
-        owner_and_thieves(6, 4, Thieves::Steal),
+        SEEDS[0],
+        6,
+        4,
+        Thieves::Steal,
+        FLOORS[0],
     );
 }
 
@@ -144,14 +192,17 @@ fn owner_and_two_thieves_random() {
 // owner grows, pops and pushes) (floor: all 50000 must run).
 #[test]
 fn owner_and_two_thieves_pct() {
-    run(
-        "lin_deque",
-        "owner_and_two_thieves",
+    lin_test(
+        "owner_and_two_thieves_pct",
         Schedule::Pct {
             iterations: 50000,
             depth: 3,
         },
-        owner_and_thieves(6, 4, Thieves::Steal),
+        SEEDS[1],
+        6,
+        4,
+        Thieves::Steal,
+        FLOORS[1],
     );
 }
 
@@ -159,14 +210,17 @@ fn owner_and_two_thieves_pct() {
 // (18 operations), more preemptions (floor: all 20000 must run).
 #[test]
 fn owner_and_two_thieves_pct_deep() {
-    run(
-        "lin_deque",
-        "owner_and_two_thieves_deep",
+    lin_test(
+        "owner_and_two_thieves_pct_deep",
         Schedule::Pct {
             iterations: 20000,
             depth: 6,
         },
-        owner_and_thieves(6, 6, Thieves::Steal),
+        SEEDS[2],
+        6,
+        6,
+        Thieves::Steal,
+        FLOORS[2],
     );
 }
 
@@ -176,23 +230,29 @@ fn owner_and_two_thieves_pct_deep() {
 // 30000 random and 30000 PCT depth 3 schedules (floors: all must run).
 #[test]
 fn owner_and_two_batching_thieves_random() {
-    run(
-        "lin_deque",
-        "owner_and_two_batching_thieves",
+    lin_test(
+        "owner_and_two_batching_thieves_random",
         Schedule::Random { iterations: 30000 },
-        owner_and_thieves(7, 3, Thieves::StealAndBatch),
+        SEEDS[3],
+        7,
+        3,
+        Thieves::StealAndBatch,
+        FLOORS[3],
     );
 }
 
 #[test]
 fn owner_and_two_batching_thieves_pct() {
-    run(
-        "lin_deque",
-        "owner_and_two_batching_thieves",
+    lin_test(
+        "owner_and_two_batching_thieves_pct",
         Schedule::Pct {
             iterations: 30000,
             depth: 3,
         },
-        owner_and_thieves(7, 3, Thieves::StealAndBatch),
+        SEEDS[4],
+        7,
+        3,
+        Thieves::StealAndBatch,
+        FLOORS[4],
     );
 }

@@ -27,16 +27,20 @@
 //! * `steal()`: `Success(v)` removes the top value `v`; `Empty` only if the
 //!   deque is empty; `Retry` is legal in any state and changes nothing.
 //!
-//! `steal_batch_and_pop` is not one atomic operation (proof B1): it is
-//! recorded as one event per element it took, all with the call's interval
-//! ([`Action::Batch`] for the element it returned, or its `Empty`/`Retry`,
-//! and [`Action::BatchMoved`] for each element it pushed on the thief's own
-//! deque), each specified as a `steal()` that took that element. So the
-//! check asks that each element left the deque by a steal linearized
-//! somewhere inside the call, which is weaker than the implementation's
-//! "one after the other" but rules out every duplicated, lost, invented or
-//! out-of-order element. `len` and `is_empty` are not in the specification:
-//! they are snapshots of two loads. See `proofs/linearizability.md`.
+//! `steal_batch_and_pop` is not one atomic operation (proof B1): it is a
+//! sequence of steals. It is recorded as one event per element it took,
+//! all with the call's interval ([`Action::Batch`] for the element it
+//! returned, or its `Empty`/`Retry`, and [`Action::BatchMoved`] for each
+//! element it pushed on the thief's own deque), each specified as a
+//! `steal()` that took that element. A driver that knows the order of the
+//! call's claims ranks the parts ([`Event::part`]): then part `k` is
+//! linearized only after part `k - 1`, which is exactly the implementation
+//! (its claims one after the other, the public method returning the last
+//! one's element). Unranked parts (the schedule body's) are each a steal
+//! somewhere inside the call, in any order: weaker, but still ruling out
+//! every duplicated, lost, invented or out-of-order element. `len` and
+//! `is_empty` are not in the specification: they are snapshots of two
+//! loads. See `proofs/linearizability.md`.
 //!
 //! The file depends on nothing but `std`, so the real-thread test and the
 //! shuttle harness include the same source with `#[path]`.
@@ -119,6 +123,13 @@ pub struct Event {
     /// The counter's value taken just after the call returned; `> invoke`.
     pub ret: u64,
     pub action: Action,
+    /// For a part of a `steal_batch_and_pop` ([`Action::Batch`],
+    /// [`Action::BatchMoved`]) whose driver knows the order of the call's
+    /// claims: the rank of this part's claim, 1 for the first; part `k > 1`
+    /// linearizes only after part `k - 1` of the same call (same thread,
+    /// invoke and return). 0 for every other event, and for parts whose
+    /// order is not known (then they are unordered).
+    pub part: u8,
 }
 
 /// Applies `action` to the specification state, if it is legal there.
@@ -233,6 +244,155 @@ impl fmt::Display for Printed<'_> {
     }
 }
 
+/// How much of a history ran concurrently: a check of a history whose
+/// operations never overlapped is a check of a sequential run, which says
+/// nothing about races. Each field counts pairs of calls of two different
+/// threads whose intervals overlap (`a.invoke < b.ret && b.invoke < a.ret`);
+/// the parts of one batch count as one call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overlap {
+    /// Any two calls of different threads.
+    pub cross_thread: usize,
+    /// An owner's `pop` (thread 0) and a thief's `steal` or batch that
+    /// succeeded: the race the deque's fences and CASes decide (D3/D6, D4
+    /// against D9).
+    pub pop_vs_steal: usize,
+    /// Two thieves' steals or batches that both succeeded: the race of two
+    /// D9 CASes.
+    pub steal_vs_steal: usize,
+}
+
+/// Counts the overlapping pairs of calls of `history` (see [`Overlap`]).
+pub fn overlap(history: &[Event]) -> Overlap {
+    let calls: Vec<&Event> = history
+        .iter()
+        .filter(|e| !matches!(e.action, Action::BatchMoved(_)))
+        .collect();
+    let mut overlap = Overlap::default();
+    for (i, a) in calls.iter().enumerate() {
+        for b in &calls[i + 1..] {
+            if a.thread == b.thread || !(a.invoke < b.ret && b.invoke < a.ret) {
+                continue;
+            }
+            overlap.cross_thread += 1;
+            let is_pop = |e: &Event| e.thread == 0 && matches!(e.action, Action::Pop(_));
+            let took = |e: &Event| {
+                matches!(
+                    e.action,
+                    Action::Steal(Stolen::Success(_)) | Action::Batch(Stolen::Success(_))
+                )
+            };
+            if (is_pop(a) && took(b)) || (is_pop(b) && took(a)) {
+                overlap.pop_vs_steal += 1;
+            }
+            if took(a) && took(b) {
+                overlap.steal_vs_steal += 1;
+            }
+        }
+    }
+    overlap
+}
+
+/// The overlap of many histories, tallied by a driver (with `std` atomics,
+/// outside any checker's facade) and asserted against floors at the end.
+#[derive(Default)]
+pub struct OverlapTally {
+    histories: std::sync::atomic::AtomicUsize,
+    cross_thread: std::sync::atomic::AtomicUsize,
+    pop_vs_steal: std::sync::atomic::AtomicUsize,
+    steal_vs_steal: std::sync::atomic::AtomicUsize,
+}
+
+/// What an [`OverlapTally`] counted: histories, and how many of them had
+/// each kind of [`Overlap`] at least once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tallied {
+    pub histories: usize,
+    pub cross_thread: usize,
+    pub pop_vs_steal: usize,
+    pub steal_vs_steal: usize,
+}
+
+impl OverlapTally {
+    /// An empty tally (`const`, for a `static` of a driver whose histories
+    /// come from many places, as the schedule body's).
+    pub const fn new() -> Self {
+        use std::sync::atomic::AtomicUsize;
+        OverlapTally {
+            histories: AtomicUsize::new(0),
+            cross_thread: AtomicUsize::new(0),
+            pop_vs_steal: AtomicUsize::new(0),
+            steal_vs_steal: AtomicUsize::new(0),
+        }
+    }
+
+    /// Counts `history`: one more history, and whether it had each kind of
+    /// overlap.
+    pub fn add(&self, history: &[Event]) -> Overlap {
+        use std::sync::atomic::Ordering::Relaxed;
+        let o = overlap(history);
+        self.histories.fetch_add(1, Relaxed);
+        self.cross_thread
+            .fetch_add(usize::from(o.cross_thread > 0), Relaxed);
+        self.pop_vs_steal
+            .fetch_add(usize::from(o.pop_vs_steal > 0), Relaxed);
+        self.steal_vs_steal
+            .fetch_add(usize::from(o.steal_vs_steal > 0), Relaxed);
+        o
+    }
+
+    /// The counts so far.
+    pub fn counts(&self) -> Tallied {
+        use std::sync::atomic::Ordering::Relaxed;
+        Tallied {
+            histories: self.histories.load(Relaxed),
+            cross_thread: self.cross_thread.load(Relaxed),
+            pop_vs_steal: self.pop_vs_steal.load(Relaxed),
+            steal_vs_steal: self.steal_vs_steal.load(Relaxed),
+        }
+    }
+
+    /// The line a driver prints: `overlap: of N histories, X had calls of
+    /// two threads overlapping, Y an owner's pop overlapping a successful
+    /// steal, Z two successful steals overlapping`.
+    pub fn summary(&self) -> String {
+        let c = self.counts();
+        let n = c.histories;
+        format!(
+            "overlap: of {n} histories, {} had calls of two threads overlapping ({}%), \
+             {} an owner's pop overlapping a successful steal ({}%), \
+             {} two successful steals overlapping ({}%)",
+            c.cross_thread,
+            percent(c.cross_thread, n),
+            c.pop_vs_steal,
+            percent(c.pop_vs_steal, n),
+            c.steal_vs_steal,
+            percent(c.steal_vs_steal, n)
+        )
+    }
+
+    /// Fails unless at least `cross` % of the histories had calls of two
+    /// threads overlapping, `pop` % an owner's pop overlapping a successful
+    /// steal and `steals` % two successful steals overlapping: a check that
+    /// saw no races is vacuous.
+    pub fn assert_floors(&self, what: &str, cross: usize, pop: usize, steals: usize) {
+        let c = self.counts();
+        let n = c.histories;
+        assert!(
+            n > 0
+                && 100 * c.cross_thread >= cross * n
+                && 100 * c.pop_vs_steal >= pop * n
+                && 100 * c.steal_vs_steal >= steals * n,
+            "{what}: {} (floors {cross}%, {pop}% and {steals}%): too little concurrency to check",
+            self.summary()
+        );
+    }
+}
+
+fn percent(part: usize, whole: usize) -> usize {
+    (100 * part).checked_div(whole).unwrap_or(0)
+}
+
 /// A node of the doubly linked list of invoke and return events.
 #[derive(Clone, Copy)]
 struct Node {
@@ -243,6 +403,18 @@ struct Node {
     matching: Option<usize>,
     prev: usize,
     next: Option<usize>,
+}
+
+/// The part ranked just before `history[op]` in the same call, if it is a
+/// ranked part of a batch other than the first ([`Event::part`]).
+fn predecessor(history: &[Event], op: usize) -> Option<usize> {
+    let e = &history[op];
+    if e.part <= 1 {
+        return None;
+    }
+    history
+        .iter()
+        .position(|p| p.thread == e.thread && p.invoke == e.invoke && p.ret == e.ret && p.part == e.part - 1)
 }
 
 /// Checks that `history` is one [`check`] takes: at most [`MAX_OPS`]
@@ -263,6 +435,16 @@ pub fn validate(history: &[Event]) -> Result<(), String> {
                 "operation {op} returns ({}) before it is invoked ({})",
                 e.ret, e.invoke
             ));
+        }
+        if e.part > 1 && predecessor(history, op).is_none() {
+            return Err(format!(
+                "operation {op} is part {} of a batch with no part {}",
+                e.part,
+                e.part - 1
+            ));
+        }
+        if e.part > 0 && !matches!(e.action, Action::Batch(_) | Action::BatchMoved(_)) {
+            return Err(format!("operation {op} is ranked but not part of a batch"));
         }
         if let Action::BatchMoved(_) = e.action {
             let batch = |time: fn(&Event) -> u64| {
@@ -298,6 +480,7 @@ pub fn check(history: &[Event]) -> Result<(), Box<Failure>> {
         panic!("not a history the checker takes: {why}");
     }
     let n = history.len();
+    let after: Vec<Option<usize>> = (0..n).map(|op| predecessor(history, op)).collect();
     // The events in time order: (time, is_return, op).
     let mut times: Vec<(u64, bool, usize)> = Vec::with_capacity(2 * n);
     for (op, e) in history.iter().enumerate() {
@@ -358,7 +541,9 @@ pub fn check(history: &[Event]) -> Result<(), Box<Failure>> {
             Some(ret) => {
                 // An invoke: try to linearize its operation here.
                 let action = history[node.op].action;
-                if step(&mut state, action) {
+                // A ranked part of a batch waits for the claim before it.
+                let ready = after[node.op].is_none_or(|p| linearized[p / 64] & (1 << (p % 64)) != 0);
+                if ready && step(&mut state, action) {
                     let mut bits = linearized;
                     bits[node.op / 64] |= 1 << (node.op % 64);
                     if seen.insert((bits, state.clone())) {
@@ -425,14 +610,18 @@ impl Recorder {
             invoke,
             ret,
             action,
+            part: 0,
         });
         action
     }
 
     /// Runs a `steal_batch_and_pop` between two ticks, like [`record`]:
     /// `call` returns its result and the elements it moved to the thief's
-    /// own deque, in the order it stole them; each becomes an event with the
-    /// call's interval.
+    /// own deque, in the order it claimed them. The public
+    /// `steal_batch_and_pop` claims the moved elements first and the one it
+    /// returns last (the newest), so the events are ranked that way: each
+    /// moved element a part of the call, in claim order, then the result
+    /// (see [`Event::part`]).
     ///
     /// [`record`]: Recorder::record
     pub fn record_batch(
@@ -441,22 +630,26 @@ impl Recorder {
         call: impl FnOnce() -> (Stolen, Vec<u64>),
     ) -> Stolen {
         let invoke = tick();
-        let (first, moved) = call();
+        let (result, moved) = call();
         let ret = tick();
         let thread = self.thread;
+        let last = moved.len() as u8 + 1;
+        self.events
+            .extend(moved.into_iter().zip(1..).map(|(v, part)| Event {
+                thread,
+                invoke,
+                ret,
+                action: Action::BatchMoved(v),
+                part,
+            }));
         self.events.push(Event {
             thread,
             invoke,
             ret,
-            action: Action::Batch(first),
+            action: Action::Batch(result),
+            part: last,
         });
-        self.events.extend(moved.into_iter().map(|v| Event {
-            thread,
-            invoke,
-            ret,
-            action: Action::BatchMoved(v),
-        }));
-        first
+        result
     }
 
     pub fn into_events(self) -> Vec<Event> {
@@ -474,7 +667,50 @@ mod tests {
             invoke,
             ret,
             action,
+            part: 0,
         }
+    }
+
+    /// `ev` for a part of a batch whose claims are ranked.
+    fn part(thread: usize, invoke: u64, ret: u64, action: Action, part: u8) -> Event {
+        Event {
+            part,
+            ..ev(thread, invoke, ret, action)
+        }
+    }
+
+    #[test]
+    fn overlap_counts_pairs_of_two_threads() {
+        let h = [
+            ev(0, 1, 2, Action::Push(1)),
+            ev(0, 3, 4, Action::Push(2)),
+            // Overlaps the steal of thread 1 and the batch of thread 2.
+            ev(0, 5, 9, Action::Pop(Some(2))),
+            ev(1, 6, 8, Action::Steal(Stolen::Success(1))),
+            ev(2, 7, 10, Action::Batch(Stolen::Empty)),
+            ev(2, 11, 14, Action::Batch(Stolen::Success(3))),
+            ev(2, 11, 14, Action::BatchMoved(4)),
+            ev(1, 12, 13, Action::Steal(Stolen::Success(5))),
+            // Same thread as the pop: never counted.
+            ev(0, 15, 16, Action::Pop(None)),
+        ];
+        let o = overlap(&h);
+        // pop/steal, pop/batch, steal/batch, batch/steal (the moved part
+        // is not a call of its own).
+        assert_eq!(o.cross_thread, 4);
+        assert_eq!(o.pop_vs_steal, 1);
+        assert_eq!(o.steal_vs_steal, 1);
+        let tally = OverlapTally::default();
+        tally.add(&h);
+        tally.add(&h[..2]);
+        let c = tally.counts();
+        assert_eq!(
+            (c.histories, c.cross_thread, c.pop_vs_steal, c.steal_vs_steal),
+            (2, 1, 1, 1)
+        );
+        tally.assert_floors("two histories", 50, 50, 50);
+        let too_high = std::panic::catch_unwind(|| tally.assert_floors("two histories", 0, 0, 51));
+        assert!(too_high.is_err());
     }
 
     #[test]
@@ -723,6 +959,53 @@ mod tests {
             ev(0, 14, 15, Action::Push(4)),
         ];
         assert!(check(&h).is_ok(), "{}", check(&h).unwrap_err());
+    }
+
+    #[test]
+    fn ranked_batch_parts_linearize_in_claim_order() {
+        // 1, 2, 3 pushed; the batch claims 1, then 2, moves 1 and returns 2
+        // (the newest, as the public `steal_batch_and_pop` does), while the
+        // owner's overlapping pop takes 3.
+        let pushes = [
+            ev(0, 1, 2, Action::Push(1)),
+            ev(0, 3, 4, Action::Push(2)),
+            ev(0, 5, 6, Action::Push(3)),
+        ];
+        let rest = [
+            ev(0, 8, 9, Action::Pop(Some(3))),
+            ev(0, 11, 12, Action::Pop(None)),
+        ];
+        let h: Vec<Event> = pushes
+            .iter()
+            .copied()
+            .chain([
+                part(1, 7, 10, Action::BatchMoved(1), 1),
+                part(1, 7, 10, Action::Batch(Stolen::Success(2)), 2),
+            ])
+            .chain(rest)
+            .collect();
+        assert!(check(&h).is_ok(), "{}", check(&h).unwrap_err());
+        // The same elements with the result claimed first: "returns 1,
+        // moves 2" is what the unranked parts allow, and not what the call
+        // does; ranked, it needs 2 claimed while 1 was on top.
+        let wrong: Vec<Event> = pushes
+            .iter()
+            .copied()
+            .chain([
+                part(1, 7, 10, Action::BatchMoved(2), 1),
+                part(1, 7, 10, Action::Batch(Stolen::Success(1)), 2),
+            ])
+            .chain(rest)
+            .collect();
+        assert!(check(&wrong).is_err());
+        let unranked: Vec<Event> = wrong.iter().map(|e| Event { part: 0, ..*e }).collect();
+        assert!(check(&unranked).is_ok());
+        // A rank with nothing before it is refused.
+        let gap = [
+            ev(0, 1, 2, Action::Push(1)),
+            part(1, 3, 4, Action::Batch(Stolen::Success(1)), 2),
+        ];
+        assert!(validate(&gap).is_err());
     }
 
     #[test]

@@ -98,7 +98,10 @@ row() {
     # runner's own line names the model (loom_run.rs).
     [ -n "$failed" ] || failed=$(grep -oE 'model [a-z_0-9/]+: FAILED' "$log" | awk '{print $2}' | sed 's/[:/].*//' | sort -u | paste -sd, -)
     assertion=$(grep -A1 -m1 'panicked at' "$log" | tail -n1 | cut -c1-90 | tr '|' '/')
-    execs=$(grep -oE 'model [a-z_0-9]+: [0-9]+ executions' "$log" | head -n1 | awk '{print $3}')
+    # The failing model's execution count when a model failed (loom_run.rs
+    # prints "model NAME: FAILED in execution N"), else the first model's.
+    execs=$(grep -m1 -oE 'FAILED in execution [0-9]+' "$log" | awk '{print $4 " (failing)"}')
+    [ -n "$execs" ] || execs=$(grep -oE 'model [a-z_0-9]+: [0-9]+ executions' "$log" | head -n1 | awk '{print $3}')
     # A model that deadlocks makes loom abort the test binary (no FAILED
     # line): that is a caught mutant too, as is a causality error, and a
     # panic the pool's abort-on-unwind guard stopped (the model's check

@@ -469,6 +469,7 @@ fn thief<P: Payload>(
             invoke,
             ret,
             action: Action::BatchMoved(serial as u64),
+            part: 0,
         });
     };
     for op in ops {
@@ -482,6 +483,7 @@ fn thief<P: Payload>(
                     invoke,
                     ret,
                     action: Action::Steal(stolen_serial(&steal)),
+                    part: 0,
                 });
                 steal.success()
             }
@@ -494,6 +496,7 @@ fn thief<P: Payload>(
                     invoke,
                     ret,
                     action: Action::Batch(stolen_serial(&steal)),
+                    part: 0,
                 });
                 if steal.is_success() {
                     window = Some((window.map_or(invoke, |(first, _)| first), ret));
@@ -565,6 +568,7 @@ fn deque_run<P: Payload>(ops: &DequeOps) {
             invoke,
             ret,
             action,
+            part: 0,
         });
     };
 
@@ -613,6 +617,7 @@ fn deque_run<P: Payload>(ops: &DequeOps) {
     if let Err(failure) = linearizability::check(&history) {
         panic!("{failure}");
     }
+    DEQUE_OVERLAP.add(&history);
     if let Some(owner) = &worker {
         assert!(
             owner.is_empty(),
@@ -654,6 +659,10 @@ fn deque_run<P: Payload>(ops: &DequeOps) {
 /// then [`Elements::Boxes`]; both runs make the same scheduling decisions,
 /// since the element type changes no synchronization. Returns the
 /// executions run: 2.
+/// The overlap of every history the deque body checked in this process
+/// (`shuttle_schedule.rs` prints it and asserts floors on it).
+pub static DEQUE_OVERLAP: linearizability::OverlapTally = linearizability::OverlapTally::new();
+
 pub fn run_deque(ops: DequeOps, schedule: &[u8]) -> usize {
     let ops = Arc::new(ops);
     [Elements::Words, Elements::Boxes]

@@ -12,7 +12,7 @@
 #[path = "bounds.rs"]
 pub mod bounds;
 #[path = "progress.rs"]
-mod progress;
+pub mod progress;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -27,7 +27,24 @@ pub enum Schedule {
 /// Runs `test` under `schedule` (its iterations scaled to the bounds in
 /// force), then fails if fewer schedules than asked for were run. `suite`
 /// prefixes every line printed.
+// `lin_deque.rs` seeds every test it runs.
+#[allow(dead_code)]
 pub fn run(suite: &str, name: &str, schedule: Schedule, test: impl Fn() + Send + Sync + 'static) {
+    run_seeded(suite, name, schedule, None, test);
+}
+
+/// [`run`], with the scheduler seeded by `seed` if given: the same
+/// schedules, in the same order, on every run, so that what a test counts
+/// over them (`lin_deque.rs`'s overlap floors, a mutant it must catch) is
+/// the same number every time. `None` seeds from the clock, as
+/// `check_random` and `check_pct` do.
+pub fn run_seeded(
+    suite: &str,
+    name: &str,
+    schedule: Schedule,
+    seed: Option<u64>,
+    test: impl Fn() + Send + Sync + 'static,
+) {
     let executions = std::sync::Arc::new(AtomicUsize::new(0));
     let counter = executions.clone();
     let body = move || {
@@ -43,18 +60,28 @@ pub fn run(suite: &str, name: &str, schedule: Schedule, test: impl Fn() + Send +
             depth,
         },
     };
-    let (floor, label) = match schedule {
+    let (floor, mut label) = match schedule {
         Schedule::Random { iterations } => (iterations, "random".to_string()),
         Schedule::Pct { iterations, depth } => (iterations, format!("pct depth {depth}")),
     };
+    if let Some(seed) = seed {
+        label = format!("{label}, seed {seed:#x}");
+    }
     let bounds = bounds::label();
     progress::line(format_args!(
         "{suite} {name} ({label}): running {floor} schedules ({bounds})"
     ));
     let start = Instant::now();
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match schedule {
-        Schedule::Random { iterations } => shuttle::check_random(body, iterations),
-        Schedule::Pct { iterations, depth } => shuttle::check_pct(body, iterations, depth),
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match (schedule, seed) {
+        (Schedule::Random { iterations }, None) => shuttle::check_random(body, iterations),
+        (Schedule::Pct { iterations, depth }, None) => shuttle::check_pct(body, iterations, depth),
+        (Schedule::Random { iterations }, Some(seed)) => {
+            shuttle::check_random_with_seed(body, seed, iterations)
+        }
+        (Schedule::Pct { iterations, depth }, Some(seed)) => {
+            let scheduler = shuttle::scheduler::PctScheduler::new_from_seed(seed, depth, iterations);
+            shuttle::Runner::new(scheduler, Default::default()).run(body);
+        }
     }));
     if let Err(panic) = outcome {
         progress::line(format_args!(

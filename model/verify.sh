@@ -3,7 +3,7 @@
 #
 #   model/verify.sh            everything, with the bounds CI uses
 #   model/verify.sh STEP...    only these steps (fmt clippy flags msrv minver test pinned stack loom
-#                              shuttle lin fuzz miri tsan mutants_smoke mutants)
+#                              shuttle lin lin_mutants fuzz miri tsan mutants_smoke mutants)
 #
 # Each step runs under `timeout`, logs to target/verify/STEP.log, and adds a
 # row to the summary: property, checker, executions, time, result. Model
@@ -141,6 +141,18 @@ step_lin() {
         cargo test --release --test deque_linearizable -- --nocapture
 }
 
+step_lin_mutants() {
+    # Expected-failure mutants through the linearizability checker: the bug
+    # flags stale_buffer (R2) and batch_wide_cas (B1) built into the shuttle
+    # harness, each required to fail its named test with a history reported
+    # as not linearizable (model/lin_mutants.sh; lin_deque's seeds are
+    # fixed, so each is caught at the same schedule every run). Runs after
+    # the lin step, whose `model` build it rebuilds only this crate of; no
+    # later step uses that build.
+    run lin_mutants 600 "lin mutants: stale_buffer, batch_wide_cas" "lin checker, shuttle" -- model/lin_mutants.sh
+    grep '^mutant ' "$LOGS/lin_mutants.log" >&2
+}
+
 step_fuzz() {
     # New inputs go to a scratch corpus; the committed seeds are read only.
     local scratch=target/verify/corpus
@@ -275,7 +287,7 @@ step_mutants_smoke() {
 }
 
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv minver test pinned stack loom shuttle lin fuzz miri tsan mutants_smoke)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv minver test pinned stack loom shuttle lin lin_mutants fuzz miri tsan mutants_smoke)
 
 printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
 printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"

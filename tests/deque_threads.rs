@@ -97,62 +97,74 @@ fn owner_and_three_thieves(new_deque: fn(usize) -> Worker<usize>, elements: usiz
     // Set when the deque behind it is empty for good: its owner pushes no
     // more and saw it empty.
     let (owner_done, batcher_done) = (AtomicBool::new(false), AtomicBool::new(false));
+    // Elements the thieves took so far, counted as they take them, and the
+    // start gate: the owner begins once the three thieves run.
     let stolen = AtomicUsize::new(0);
+    let ready = AtomicUsize::new(0);
 
     thread::scope(|s| {
-        let (seen, owner_done, batcher_done, stolen) = (&seen, &owner_done, &batcher_done, &stolen);
+        let (seen, owner_done, batcher_done, stolen, ready) =
+            (&seen, &owner_done, &batcher_done, &stolen, &ready);
+        let take = move |e: usize| {
+            seen.take(e);
+            stolen.fetch_add(1, Relaxed);
+        };
         // Thief 0: single steals from the owner.
         let from = from_owner.clone();
-        s.spawn(move || loop {
-            let finished = owner_done.load(Acquire);
-            let taken = steal_until_empty(&from, |e| seen.take(e));
-            stolen.fetch_add(taken, Relaxed);
-            if finished {
-                break;
+        s.spawn(move || {
+            ready.fetch_add(1, Release);
+            loop {
+                let finished = owner_done.load(Acquire);
+                steal_until_empty(&from, take);
+                if finished {
+                    break;
+                }
+                thread::yield_now();
             }
-            thread::yield_now();
         });
         // Thief 1: single steals from the owner and from the batching thief.
         let (from_a, from_b) = (from_owner.clone(), from_batcher);
-        s.spawn(move || loop {
-            let finished = owner_done.load(Acquire) && batcher_done.load(Acquire);
-            let taken =
-                steal_until_empty(&from_a, |e| seen.take(e)) + steal_until_empty(&from_b, |e| seen.take(e));
-            stolen.fetch_add(taken, Relaxed);
-            if finished {
-                break;
+        s.spawn(move || {
+            ready.fetch_add(1, Release);
+            loop {
+                let finished = owner_done.load(Acquire) && batcher_done.load(Acquire);
+                steal_until_empty(&from_a, take);
+                steal_until_empty(&from_b, take);
+                if finished {
+                    break;
+                }
+                thread::yield_now();
             }
-            thread::yield_now();
         });
         // Thief 2: batches from the owner into its own deque, then works
         // through it as its owner (LIFO).
         let from = from_owner;
         s.spawn(move || {
-            let mut taken = 0;
+            ready.fetch_add(1, Release);
             loop {
                 while let Some(e) = batcher.pop() {
-                    seen.take(e);
-                    taken += 1;
+                    take(e);
                 }
                 let finished = owner_done.load(Acquire);
                 match from.steal_batch_and_pop(&batcher) {
-                    Steal::Success(e) => {
-                        seen.take(e);
-                        taken += 1;
-                    }
+                    Steal::Success(e) => take(e),
                     Steal::Retry => {}
                     Steal::Empty if finished => break,
                     Steal::Empty => thread::yield_now(),
                 }
             }
             // Its deque is empty (the last pop said so) and gets no more.
-            stolen.fetch_add(taken, Relaxed);
             batcher_done.store(true, Release);
         });
 
-        // The owner: pushes everything, popping now and then, in bursts.
+        // The owner: once the thieves run, pushes everything, popping now
+        // and then, in bursts.
+        while ready.load(Acquire) < 3 {
+            thread::yield_now();
+        }
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        for element in 0..elements {
+        let held = HELD.min(elements);
+        for element in 0..elements - held {
             owner.push(element);
             if rng.one_in(4) {
                 let burst = if rng.one_in(64) { 16 } else { 1 };
@@ -164,6 +176,12 @@ fn owner_and_three_thieves(new_deque: fn(usize) -> Worker<usize>, elements: usiz
                 }
             }
         }
+        // The last few stay in the deque until a thief has taken something,
+        // so that the check below holds however the threads were scheduled.
+        for element in elements - held..elements {
+            owner.push(element);
+        }
+        wait_until(|| stolen.load(Relaxed) > 0);
         while let Some(e) = owner.pop() {
             seen.take(e);
         }
@@ -172,9 +190,20 @@ fn owner_and_three_thieves(new_deque: fn(usize) -> Worker<usize>, elements: usiz
 
     seen.assert_each_once();
     assert!(owner.is_empty());
-    if !cfg!(miri) {
-        // Not a vacuous race: the thieves did take part.
-        assert!(stolen.load(Relaxed) > 0, "no element was stolen");
+    // Not a vacuous race: the thieves did take part.
+    assert!(stolen.load(Relaxed) > 0, "no element was stolen");
+}
+
+/// Elements an owner keeps in its deque at the end of a test until a thief
+/// has taken something, so that a test's "something was stolen" is reached
+/// by waiting, never by luck (a loaded machine may run the owner to its end
+/// before any thief's first steal).
+const HELD: usize = 4;
+
+/// Waits, yielding, until `done` returns `true`.
+fn wait_until(done: impl Fn() -> bool) {
+    while !done() {
+        thread::yield_now();
     }
 }
 
@@ -201,7 +230,7 @@ fn owner_pops_race_batch_steals_on(new_deque: fn(usize) -> Worker<usize>, elemen
     // on a fast machine the owner can finish its churn before the thief's
     // first batch lands, and a race nobody joined proves nothing.
     let limit = elements * 4;
-    let seen = Seen::new(limit);
+    let seen = Seen::new(limit + HELD);
     let owner = new_deque(1);
     let (started, done) = (AtomicBool::new(false), AtomicBool::new(false));
     let taken_so_far = AtomicUsize::new(0);
@@ -252,6 +281,15 @@ fn owner_pops_race_batch_steals_on(new_deque: fn(usize) -> Worker<usize>, elemen
                 }
             }
         }
+        // Still nothing stolen (a loaded machine): a few elements wait in
+        // the deque until the thief takes one.
+        if taken_so_far.load(Relaxed) == 0 {
+            for element in next..next + HELD {
+                owner.push(element);
+            }
+            next += HELD;
+            wait_until(|| taken_so_far.load(Relaxed) > 0);
+        }
         while let Some(e) = owner.pop() {
             seen.take(e);
         }
@@ -260,9 +298,7 @@ fn owner_pops_race_batch_steals_on(new_deque: fn(usize) -> Worker<usize>, elemen
     });
 
     seen.assert_each_once_below(pushed);
-    if !cfg!(miri) {
-        assert!(stolen > 0, "no batch was stolen in {pushed} elements");
-    }
+    assert!(stolen > 0, "no batch was stolen in {pushed} elements");
 }
 
 /// Many fresh deques of capacity 1, each filled while two thieves steal from
@@ -273,6 +309,8 @@ fn growth_under_stealing_from_capacity_one() {
     let rounds = scaled(1024, 3);
     let per_round = scaled(1024, 40);
     let seen = Seen::new(rounds * per_round);
+    // Elements the thieves took so far, over all rounds.
+    let taken_total = AtomicUsize::new(0);
     let mut stolen = 0;
 
     for round in 0..rounds {
@@ -281,14 +319,18 @@ fn growth_under_stealing_from_capacity_one() {
         let done = AtomicBool::new(false);
         let first = round * per_round;
         stolen += thread::scope(|s| {
-            let (seen, start, done) = (&seen, &start, &done);
+            let (seen, start, done, taken_total) = (&seen, &start, &done, &taken_total);
+            let take = move |e: Box<usize>| {
+                seen.take(*e);
+                taken_total.fetch_add(1, Relaxed);
+            };
             let from = owner.stealer();
             let single = s.spawn(move || {
                 start.wait();
                 let mut taken = 0;
                 loop {
                     let finished = done.load(Acquire);
-                    taken += steal_until_empty(&from, |e| seen.take(*e));
+                    taken += steal_until_empty(&from, take);
                     if finished {
                         return taken;
                     }
@@ -304,10 +346,10 @@ fn growth_under_stealing_from_capacity_one() {
                     let finished = done.load(Acquire);
                     match from.steal_batch_and_pop(&mine) {
                         Steal::Success(e) => {
-                            seen.take(*e);
+                            take(e);
                             taken += 1;
                             while let Some(e) = mine.pop() {
-                                seen.take(*e);
+                                take(e);
                                 taken += 1;
                             }
                         }
@@ -321,6 +363,12 @@ fn growth_under_stealing_from_capacity_one() {
             for element in first..first + per_round {
                 owner.push(Box::new(element));
             }
+            // In the last round, the elements stay until a thief has taken
+            // one, if none has yet: "something was stolen" by waiting, not
+            // by luck.
+            if round + 1 == rounds {
+                wait_until(|| taken_total.load(Relaxed) > 0);
+            }
             while let Some(e) = owner.pop() {
                 seen.take(*e);
             }
@@ -330,9 +378,7 @@ fn growth_under_stealing_from_capacity_one() {
     }
 
     seen.assert_each_once();
-    if !cfg!(miri) {
-        assert!(stolen > 0, "no element was stolen while the buffers grew");
-    }
+    assert!(stolen > 0, "no element was stolen while the buffers grew");
 }
 
 /// Counts the drops of every element of a test.

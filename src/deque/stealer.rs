@@ -208,7 +208,7 @@ impl<T> Stealer<T> {
             return dest.pop().map_or(Steal::Empty, Steal::Success);
         }
         #[cfg(stealpool_bug = "batch_wide_cas")]
-        return self.steal_batch_wide_cas(dest);
+        return self.steal_batch_wide_cas(dest, keep);
         // Each element is claimed by its own full `steal` (D5-D9), never by
         // one CAS over several: the owner pops without a CAS while `top` is
         // below the index it takes, so it may pop into a range that a single
@@ -241,7 +241,7 @@ impl<T> Stealer<T> {
     /// the index it takes, so it can pop into the claimed range between this
     /// thief's load of `bottom` and its CAS, and both get those elements.
     #[cfg(stealpool_bug = "batch_wide_cas")]
-    fn steal_batch_wide_cas(&self, dest: &Worker<T>) -> Steal<T> {
+    fn steal_batch_wide_cas(&self, dest: &Worker<T>, keep: Keep) -> Steal<T> {
         let inner = &*self.inner;
         // D5, D6, D7: as in `steal`.
         let top = inner.top.load(STEAL_LOAD_TOP);
@@ -268,13 +268,19 @@ impl<T> Stealer<T> {
         {
             return Steal::Retry;
         }
-        for &word in &words[1..count] {
+        // The others moved oldest first and the one `keep` names returned,
+        // as the fixed code does: the one CAS is the only defect.
+        let kept = match keep {
+            Keep::Oldest => 0,
+            Keep::Newest => count - 1,
+        };
+        for (_, &word) in words[..count].iter().enumerate().filter(|&(i, _)| i != kept) {
             // SAFETY: none, that is the defect: the owner may have popped
             // these indices too.
             dest.push(unsafe { from_word::<T>(word) });
         }
         // SAFETY: as above.
-        Steal::Success(unsafe { from_word::<T>(words[0]) })
+        Steal::Success(unsafe { from_word::<T>(words[kept]) })
     }
 }
 
