@@ -98,12 +98,12 @@ impl JobRef {
 
     /// Marks the reference as a `join` half's (H6).
     #[inline(always)]
-    pub(crate) fn as_half(self) -> JobRef {
+    pub(crate) fn into_half(self) -> JobRef {
         self.with_kind(HALF)
     }
 
     /// Marks the reference as a scope task's (H7).
-    pub(crate) fn as_scope_task(self) -> JobRef {
+    pub(crate) fn into_scope_task(self) -> JobRef {
         self.with_kind(SCOPE_TASK)
     }
 
@@ -114,12 +114,12 @@ impl JobRef {
         self.with_kind(0)
     }
 
-    /// Whether this is a `join` half's reference, marked by `as_half`.
+    /// Whether this is a `join` half's reference, marked by `into_half`.
     pub(crate) fn is_half(&self) -> bool {
         self.0.addr().get() & KIND_BITS == HALF
     }
 
-    /// Whether this is a scope task's reference, marked by `as_scope_task`.
+    /// Whether this is a scope task's reference, marked by `into_scope_task`.
     pub(crate) fn is_scope_task(&self) -> bool {
         self.0.addr().get() & KIND_BITS == SCOPE_TASK
     }

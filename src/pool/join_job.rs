@@ -58,7 +58,7 @@ impl<F: FnOnce() -> R + Send, R: Send> JoinJob<F, R> {
         // From the whole job: `execute` reaches the other fields through it.
         // SAFETY: the header is the first field (repr(C)), and `execute`
         // matches this type; the caller keeps the job live.
-        unsafe { JobRef::new(NonNull::from(self).cast()) }.as_half()
+        unsafe { JobRef::new(NonNull::from(self).cast()) }.into_half()
     }
 
     /// Run by the thief, on a worker of the owner's pool (J4).

@@ -125,7 +125,7 @@ impl<'s, F: FnOnce(&Scope<'s>) + Send + 's> ScopeJob<'s, F> {
         });
         // SAFETY: the header is the first field of this `#[repr(C)]` job, and
         // `execute` takes back exactly this box, once.
-        unsafe { JobRef::new(NonNull::new_unchecked(Box::into_raw(job)).cast()) }.as_scope_task()
+        unsafe { JobRef::new(NonNull::new_unchecked(Box::into_raw(job)).cast()) }.into_scope_task()
     }
 
     /// Runs the task. Everything that holds the closure (or the borrows it
