@@ -1144,11 +1144,11 @@ fn continuation_graphs() {
 /// handles of earlier nodes that nothing consumed yet: a submitted task of
 /// either pool that joins them (inside the task); a `then` or `zip` on
 /// them; or a `when_all` of them. A node may instead join its inputs
-/// inside a `scope` task or as the first half of a `join` of its own pool:
-/// such a node is a root, which no later node consumes, since a `join` or
-/// `scope` waiting for a stolen child still runs other tasks meanwhile,
-/// and one that waited for the node beneath it would wait forever (the
-/// open point of `proofs/waits.md`). Returns the handles nothing consumed.
+/// inside a `scope` task or as the first half of a `join` of its own pool,
+/// and later nodes consume it like any other: a `join` or `scope` waiting
+/// for a stolen child runs only work it awaits (H6, H7 of
+/// `proofs/waits.md`), so none waits beneath a node that waits for it.
+/// Returns the handles nothing consumed.
 /// Each node records its run; its value counts the nodes it depends on,
 /// itself included.
 fn build_handle_graph(
@@ -1158,7 +1158,6 @@ fn build_handle_graph(
 ) -> Vec<stealpool::JoinHandle<usize>> {
     use shuttle::rand::{thread_rng, Rng};
     let mut open: Vec<stealpool::JoinHandle<usize>> = Vec::new();
-    let mut roots: Vec<stealpool::JoinHandle<usize>> = Vec::new();
     for id in 0..nodes {
         let rng = &mut thread_rng();
         let take = rng.gen_range(0..=2.min(open.len()));
@@ -1167,14 +1166,12 @@ fn build_handle_graph(
             .collect();
         let pool = pools[rng.gen_range(0..2)].clone();
         let (ledger, token) = (ledger.clone(), ledger.token());
-        let mut root = false;
         let handle = match (rng.gen_range(0..6), inputs.len()) {
-            // A task that joins its inputs' handles itself, or (a root)
-            // inside a scope task or the first half of a `join`.
+            // A task that joins its inputs' handles itself, or inside a
+            // scope task or the first half of a `join`.
             (0..=2, _) => {
                 let inner = pool.clone();
                 let nested = rng.gen_range(0..4);
-                root = nested < 2;
                 pool.submit(move || {
                     let _token = token;
                     let join_all = move |inputs: Vec<stealpool::JoinHandle<usize>>| {
@@ -1213,27 +1210,23 @@ fn build_handle_graph(
                 counts.iter().sum::<usize>() + 1
             }),
         };
-        if root {
-            roots.push(handle);
-        } else {
-            open.push(handle);
-        }
+        open.push(handle);
     }
-    roots.extend(open);
-    roots
+    open
 }
 
 // 20000 random + 20000 PCT (depth 3) iterations, floor 10000 each.
 //
-// H4: random graphs of submit, join, then, zip, when_all and scope over two
-// pools (two workers and one, with spares to stand in), where tasks join
-// the handles of earlier tasks of either pool inside themselves, inside a
-// scope task or as the first half of a `join` (those nodes are roots, see
-// `build_handle_graph`): no cycle, so every graph must complete, whatever
-// the schedule. Every node runs once; the counts
-// of the unconsumed handles add up to every node; nothing leaks. A worker
-// that ran unrelated tasks on top of its waits (`--cfg
-// stealpool_bug="wait_runs_any"`) could wait beneath one of them forever.
+// H4, H6, H7: random graphs of submit, join, then, zip, when_all and scope
+// over two pools (two workers and one, with spares to stand in), where
+// tasks join the handles of earlier tasks of either pool inside
+// themselves, inside a scope task or as the first half of a `join`, and
+// later nodes consume any of them: no cycle, so every graph must
+// complete, whatever the schedule. Every node runs once; the counts of the
+// unconsumed handles add up to every node; nothing leaks. A worker that
+// ran unrelated tasks on top of its waits (`--cfg
+// stealpool_bug="wait_runs_any"` for handles, `join_wait_runs_any` for
+// `join` and `scope`) could wait beneath one of them forever.
 #[test]
 fn handle_graphs_across_two_pools() {
     check("handle_graphs_across_two_pools", 20_000, 3, || {
@@ -1241,7 +1234,7 @@ fn handle_graphs_across_two_pools() {
             Arc::new(
                 ThreadPool::builder()
                     .num_threads(workers)
-                    .max_blocking_threads(4)
+                    .max_blocking_threads(16)
                     .build()
                     .unwrap(),
             )

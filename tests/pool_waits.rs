@@ -290,30 +290,104 @@ fn a_queued_task_joined_on_a_worker_runs_in_place() {
     assert_eq!(pool.stats().spare_threads_started, 0);
 }
 
-/// H5: a task run on top of a `join` waiting for its stolen half, which
-/// joins the handle of the very task beneath it, panics with a message
-/// instead of waiting forever. `b` is held (outside the pool) until the
-/// task on top has finished, so the only thread left to run it is the one
-/// waiting in `join`.
+/// How a task `x` waits for work it handed to another worker, in
+/// `transitive_dependency_finishes`.
+#[derive(Clone, Copy, Debug)]
+enum Fork {
+    /// `join`, its second half stolen.
+    Join,
+    /// `scope`, its one task stolen.
+    Scope,
+}
+
+/// H6, H7: the program `proofs/waits.md` calls non-cyclic. Task X forks
+/// (`join` or `scope`), and the other worker takes what it forked, which
+/// holds on until task T has started. T was queued after X's fork: T
+/// joins the handle of Y, and Y joins X's. Nothing waits for T, so the
+/// program has no cycle; but a worker that ran T on top of X's wait
+/// (the rule before H6) would hold X beneath a wait for X. Checks that
+/// T ran on a thread other than X's while X waited, and that all finish.
+fn transitive_dependency_finishes(workers: usize, fork: Fork) {
+    finishes("transitive dependency", move || {
+        let pool = Arc::new(ThreadPool::new(workers));
+        let forked_started = Arc::new(AtomicBool::new(false));
+        let t_started = Arc::new(AtomicBool::new(false));
+        let (pool_x, started, t_seen) = (pool.clone(), forked_started.clone(), t_started.clone());
+        let half_started = forked_started.clone();
+        let x = pool.submit(move || {
+            let held = move || {
+                started.store(true, SeqCst);
+                // Until T runs, which nothing but this worker's stand-in
+                // can do while X's worker waits.
+                assert!(common::wait_for(&t_seen), "T never started while X waited");
+            };
+            match fork {
+                Fork::Join => {
+                    pool_x.join(
+                        || assert!(common::wait_for(&half_started), "the half was never stolen"),
+                        held,
+                    );
+                }
+                Fork::Scope => pool_x.scope(|s| {
+                    s.spawn(|_| held());
+                    assert!(common::wait_for(&half_started), "the task was never stolen");
+                }),
+            }
+            thread::current().id()
+        });
+        assert!(common::wait_for(&forked_started), "X's forked work never started");
+        let y = pool.submit(move || x.join().unwrap());
+        let t = pool.submit(move || {
+            t_started.store(true, SeqCst);
+            (thread::current().id(), y.join().unwrap())
+        });
+        let (t_thread, x_thread) = t.join().unwrap();
+        assert_ne!(t_thread, x_thread, "T ran on X's thread while X waited");
+        pool.wait_all();
+    });
+}
+
+#[test]
+fn a_join_waiting_for_its_stolen_half_runs_no_unrelated_task() {
+    for workers in 2..=3 {
+        transitive_dependency_finishes(workers, Fork::Join);
+    }
+}
+
+#[test]
+fn a_scope_waiting_for_its_stolen_task_runs_no_unrelated_task() {
+    for workers in 2..=3 {
+        transitive_dependency_finishes(workers, Fork::Scope);
+    }
+}
+
+/// H5: past `max_blocking_threads`, a worker waiting for another pool
+/// runs its own pool's jobs meanwhile (J3). A task so run that joins the
+/// handle of the very task beneath it panics with a message instead of
+/// waiting forever. The other pool's job is held (outside both pools)
+/// until the task on top has finished.
 #[test]
 fn a_task_joining_its_own_handle_beneath_it_panics() {
     quiet_expected_panics();
     let message = finishes("cycle beneath", || {
-        let pool = Arc::new(ThreadPool::new(2));
-        let b_started = Arc::new(AtomicBool::new(false));
+        let pool = Arc::new(
+            ThreadPool::builder()
+                .num_threads(1)
+                .max_blocking_threads(0)
+                .build()
+                .unwrap(),
+        );
+        let other = Arc::new(ThreadPool::new(1));
+        let installed = Arc::new(AtomicBool::new(false));
         let gate = Arc::new(Gate::default());
-        let (inner, started, held) = (pool.clone(), b_started.clone(), gate.clone());
+        let (other_pool, started, held) = (other.clone(), installed.clone(), gate.clone());
         let beneath = pool.submit(move || {
-            let (started_b, started_a) = (started.clone(), started);
-            inner.join(
-                move || assert!(common::wait_for(&started_a), "b was never stolen"),
-                move || {
-                    started_b.store(true, SeqCst);
-                    held.wait();
-                },
-            );
+            other_pool.install(|| {
+                started.store(true, SeqCst);
+                held.wait();
+            })
         });
-        assert!(common::wait_for(&b_started), "b was never stolen");
+        assert!(common::wait_for(&installed), "the other pool's job never started");
         let on_top = pool.submit(move || beneath.join().map_err(drop));
         let outcome = on_top.join();
         gate.open();

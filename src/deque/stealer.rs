@@ -61,6 +61,57 @@ impl<T> Stealer<T> {
         self.len() == 0
     }
 
+    /// Steals the oldest element if it sits at index `min_index` or above
+    /// and `accept` takes the word its slot holds; otherwise `Empty`, with
+    /// nothing claimed. A `steal` that declines after reading: D5-D9 as in
+    /// `steal`, the two tests between D11's read and D9's claim (D18). For
+    /// the pool's waits, which may take only work pushed after a point
+    /// (H6 in `proofs/waits.md`).
+    pub(crate) fn steal_if(&self, min_index: i64, accept: impl FnOnce(*mut ()) -> bool) -> Steal<T> {
+        let inner = &*self.inner;
+        // D5: relaxed; the fence D6 right after acquires for it.
+        let top = inner.top.load(STEAL_LOAD_TOP);
+        // D18: the oldest element is below the point: declined, with
+        // nothing read or claimed.
+        if top < min_index {
+            return Steal::Empty;
+        }
+        if self.owner_biased {
+            // D16: as in `steal`.
+            if inner.bottom.load(OWNER_LOCAL) - top <= 0 {
+                return Steal::Empty;
+            }
+            barrier(STEAL_HEAVY_BARRIER);
+        } else {
+            // D6: as in `steal`.
+            fence(STEAL_FENCE);
+        }
+        // D7: as in `steal`.
+        let bottom = inner.bottom.load(STEAL_LOAD_BOTTOM);
+        if bottom - top <= 0 {
+            return Steal::Empty;
+        }
+        // D8, D11: as in `steal`.
+        let buffer = inner.buffer.load(LOAD_BUFFER);
+        // SAFETY: buffers are freed only with `inner`, which we hold.
+        let word = unsafe { (*buffer).read(top) };
+        // D18: the word is only looked at, never turned into an element,
+        // unless the CAS below makes it ours.
+        if !accept(word) {
+            return Steal::Empty;
+        }
+        // D9: as in `steal`.
+        if inner
+            .top
+            .compare_exchange(top, top + 1, STEAL_CAS, CAS_FAILURE)
+            .is_err()
+        {
+            return Steal::Retry;
+        }
+        // SAFETY: the CAS made index `top` ours; its word is converted once.
+        Steal::Success(unsafe { from_word::<T>(word) })
+    }
+
     /// Steals the oldest element.
     ///
     /// Returns [`Steal::Retry`] when another thread claimed that element

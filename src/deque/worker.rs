@@ -413,6 +413,19 @@ impl<T> Worker<T> {
     /// assert_eq!(worker.pop_oldest(), None);
     /// ```
     pub fn pop_oldest(&self) -> Option<T> {
+        self.pop_oldest_indexed().map(|(value, _)| value)
+    }
+
+    /// The index the next push will take: the owner's `bottom`, exact
+    /// since only the owner changes it (D12). Every element pushed from
+    /// now on sits at this index or above it, until it is taken.
+    pub(crate) fn next_index(&self) -> i64 {
+        // D12: `bottom` is ours; we always read our own latest store.
+        self.inner.bottom.load(OWNER_LOCAL)
+    }
+
+    /// `pop_oldest`, with the index the element was taken from.
+    pub(crate) fn pop_oldest_indexed(&self) -> Option<(T, i64)> {
         let inner = &*self.inner;
         // D12: `bottom` is ours, and stays put while we are here.
         let bottom = inner.bottom.load(OWNER_LOCAL);
@@ -431,7 +444,7 @@ impl<T> Worker<T> {
             {
                 inner.top.store(top + 1, OLDEST_CAS);
                 // SAFETY: none; the mutant exists to be caught.
-                return Some(unsafe { from_word::<T>(word) });
+                return Some((unsafe { from_word::<T>(word) }, top));
             }
             // D17: claim index `top` as a thief's D9 would. Atomicity alone
             // decides between us and the thieves; we publish nothing through
@@ -439,7 +452,7 @@ impl<T> Worker<T> {
             #[cfg_attr(stealpool_bug = "oldest_store", allow(unreachable_code))]
             match inner.top.compare_exchange(top, top + 1, OLDEST_CAS, CAS_FAILURE) {
                 // SAFETY: the CAS made index `top` ours; its word is converted once.
-                Ok(_) => return Some(unsafe { from_word::<T>(word) }),
+                Ok(_) => return Some((unsafe { from_word::<T>(word) }, top)),
                 // A thief took index `top`: look at the next one.
                 Err(current) => top = current,
             }

@@ -17,7 +17,8 @@
 //!
 //! Called from outside the pool, each of them runs on the pool (through
 //! [`install`](ThreadPool::install)) and blocks until done; called from a
-//! task of the pool, it runs there, helping with other work while it waits.
+//! task of the pool, it runs there, helping with the work it forked while
+//! it waits.
 
 // One file per job: the loops and reductions; the sorts' public entry
 // points; the quicksort; the merge sort; the merge sort's raw pointers and

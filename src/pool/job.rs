@@ -43,7 +43,23 @@ impl JobHeader {
 }
 
 /// A one-word reference to a job that has not run yet.
+///
+/// Its two low bits say what kind of job it is, for the waits that may run
+/// only some jobs on top of their frame (H6, H7 in `proofs/waits.md`):
+/// `HALF` for a `join` half, `SCOPE_TASK` for a task of a scope. A header
+/// is at least 4-aligned (it starts with a function pointer), so the bits
+/// are free; they travel with the word through the deques, and are
+/// cleared wherever the pointer is used.
 pub(crate) struct JobRef(NonNull<JobHeader>);
+
+/// The bits of a `JobRef` that say what kind of job it is.
+const KIND_BITS: usize = 0b11;
+/// A `join`'s second half, which its `join` waits for.
+const HALF: usize = 0b01;
+/// A task of a scope, which its scope waits for.
+const SCOPE_TASK: usize = 0b10;
+
+const _: () = assert!(std::mem::align_of::<JobHeader>() > KIND_BITS);
 
 // SAFETY: every job is `Send` (its closure and result are), so its reference
 // may move to whichever worker runs it.
@@ -57,8 +73,67 @@ impl JobRef {
     /// Each `JobRef` is executed at most once; a `StackJob`'s frame is still
     /// alive (its owner waits on the latch).
     pub(crate) unsafe fn execute(self) {
+        let header = self.header();
         // SAFETY: the header is live and `execute` matches the job's type.
-        unsafe { (self.0.as_ref().execute)(self.0) }
+        unsafe { (header.as_ref().execute)(header) }
+    }
+
+    /// The job's header: the reference with its kind bits cleared.
+    #[inline(always)]
+    fn header(&self) -> NonNull<JobHeader> {
+        // The bits were set on an aligned address, so clearing them gives
+        // it back, with its provenance.
+        self.0.map_addr(|addr| {
+            // SAFETY: a header's address is aligned above the kind bits, so
+            // it has a set bit outside them.
+            unsafe { std::num::NonZeroUsize::new_unchecked(addr.get() & !KIND_BITS) }
+        })
+    }
+
+    /// This reference with `kind` as its kind bits.
+    #[inline(always)]
+    fn with_kind(self, kind: usize) -> JobRef {
+        JobRef(self.header().map_addr(|addr| addr | kind))
+    }
+
+    /// Marks the reference as a `join` half's (H6).
+    #[inline(always)]
+    pub(crate) fn into_half(self) -> JobRef {
+        self.with_kind(HALF)
+    }
+
+    /// Marks the reference as a scope task's (H7).
+    pub(crate) fn into_scope_task(self) -> JobRef {
+        self.with_kind(SCOPE_TASK)
+    }
+
+    /// The same job with no kind: one that no wait may run on top of its
+    /// frame as its own work (H6: a half promoted from below a stolen
+    /// half's mark).
+    pub(crate) fn without_kind(self) -> JobRef {
+        self.with_kind(0)
+    }
+
+    /// Whether this is a `join` half's reference, marked by `into_half`.
+    pub(crate) fn is_half(&self) -> bool {
+        self.0.addr().get() & KIND_BITS == HALF
+    }
+
+    /// Whether this is a scope task's reference, marked by `into_scope_task`.
+    pub(crate) fn is_scope_task(&self) -> bool {
+        self.0.addr().get() & KIND_BITS == SCOPE_TASK
+    }
+
+    /// `is_half` of a `JobRef` that a deque slot holds as `word`, read
+    /// before the steal that would take it: looks at the bits only.
+    pub(crate) fn word_is_half(word: *mut ()) -> bool {
+        word.addr() & KIND_BITS == HALF
+    }
+
+    /// The job's address, for the job types that read their own fields
+    /// (the header is their first field).
+    pub(crate) fn job_ptr(&self) -> NonNull<JobHeader> {
+        self.header()
     }
 
     /// A reference to the job that starts with `header`.
@@ -73,7 +148,7 @@ impl JobRef {
 
     /// Whether `self` refers to the job at `header`.
     pub(crate) fn is(&self, header: *const JobHeader) -> bool {
-        std::ptr::eq(self.0.as_ptr(), header)
+        std::ptr::eq(self.header().as_ptr(), header)
     }
 }
 
@@ -84,7 +159,9 @@ unsafe impl Linked for JobRef {
     type Node = JobHeader;
 
     fn into_node(self) -> NonNull<JobHeader> {
-        self.0
+        // The kind bits do not go through the injector: a job taken from
+        // it is of no kind, as a wait sees it (H6).
+        self.header()
     }
 
     unsafe fn from_node(node: NonNull<JobHeader>) -> Self {

@@ -128,10 +128,9 @@ where
     (result_a.into_inner(), result_b)
 }
 
-/// `b` was not the newest pending half (F2): run this thread's own jobs
-/// until `b` turns up among them (promoted to the shared deque), or its
-/// latch is set, or there are none; then wait for its thief while helping
-/// (work-while-waiting). `first` is what the caller popped.
+/// `b` was not the newest pending half (F2): promoted to this thread's
+/// shared deque, or taken. Takes it back from there, or waits for the
+/// thread that took it (H6). `first` is what the caller popped.
 #[cold]
 #[inline(never)]
 fn finish_b<F, R>(worker: &WorkerThread, job_b: &JoinJob<F, R>, first: Option<JobRef>) -> R
@@ -139,27 +138,51 @@ where
     F: FnOnce() -> R + Send,
     R: Send,
 {
-    let job_b_id: *const JoinJob<F, R> = job_b;
-    let mut next = first.or_else(|| worker.pop_own());
-    loop {
-        match next {
-            // SAFETY: popped back; the job is never dropped nor read again.
-            Some(job) if job.is(job_b_id.cast()) => return (unsafe { job_b.take_func() })(),
-            // Tasks `a` spawned, or older pending halves: run them meanwhile.
-            Some(job) => worker.execute(job),
-            None => {
-                // Stolen: help with other work until the thief is done.
-                worker.wait_until(&job_b.latch);
-                break;
-            }
-        }
-        if job_b.latch.probe() {
-            break;
-        }
-        next = worker.pop_own();
+    if take_back_or_wait(worker, job_b, first) {
+        // SAFETY: popped back; the job is never dropped nor read again.
+        return (unsafe { job_b.take_func() })();
     }
     // SAFETY: the latch is set.
     unsafe { job_b.take_outcome() }.into_return_value()
+}
+
+/// Finds `b` among this thread's own jobs (`first`, popped from the
+/// pending halves, then the shared deque, newest first), and returns
+/// `true` if it was there: the caller runs it. Otherwise waits for the
+/// thread that took it, and returns `false` once its latch is set.
+///
+/// H6: nothing found on the way is run on top of this frame. Above `b`
+/// there can be only tasks `a` spawned, which `join` does not wait for:
+/// they go to the injector. A `join` half is an older frame's, below `b`
+/// or in `b`'s place: it goes back, and the search ends.
+fn take_back_or_wait<F, R>(worker: &WorkerThread, job_b: &JoinJob<F, R>, first: Option<JobRef>) -> bool
+where
+    F: FnOnce() -> R + Send,
+    R: Send,
+{
+    let job_b_id: *const JoinJob<F, R> = job_b;
+    let is_b = |job: &JobRef| job.is(job_b_id.cast());
+    if let Some(job) = first {
+        if is_b(&job) {
+            return true;
+        }
+        // F2: when `b` is not pending, no older half is either; kept
+        // anyway, as a pending half.
+        worker.unpop_join(job);
+    }
+    while !job_b.latch.probe() {
+        match worker.pop_local() {
+            Some(job) if is_b(&job) => return true,
+            Some(job) if job.is_half() => {
+                worker.unpop_local(job);
+                break;
+            }
+            Some(job) => worker.reroute(job),
+            None => break,
+        }
+    }
+    worker.wait_for_half(&job_b.latch);
+    false
 }
 
 /// J5: `b` runs whatever `a` did, as rayon-core's `join` promises; its
@@ -182,24 +205,15 @@ where
     F: FnOnce() -> R + Send,
     R: Send,
 {
-    let job_b_id: *const JoinJob<F, R> = job_b;
-    while !job_b.latch.probe() {
-        // F2: `b` is the newest pending half, or on the shared deque, or
-        // taken.
-        match worker.pop_join().or_else(|| worker.pop_local()) {
-            Some(job) if job.is(job_b_id.cast()) => {
-                // SAFETY: popped back, so no thief runs it.
-                run_quietly(unsafe { job_b.take_func() });
-                panic::resume_unwind(payload);
-            }
-            Some(job) => worker.execute(job),
-            None => {
-                worker.wait_until(&job_b.latch);
-                break;
-            }
-        }
+    // F2: `b` is the newest pending half, or on the shared deque, or
+    // taken.
+    let first = worker.pop_join();
+    if take_back_or_wait(worker, job_b, first) {
+        // SAFETY: popped back, so no thief runs it.
+        run_quietly(unsafe { job_b.take_func() });
+    } else {
+        // SAFETY: the latch is set.
+        drop_quietly(unsafe { job_b.take_outcome() });
     }
-    // SAFETY: the latch is set.
-    drop_quietly(unsafe { job_b.take_outcome() });
     panic::resume_unwind(payload)
 }

@@ -58,13 +58,21 @@ impl<F: FnOnce() -> R + Send, R: Send> JoinJob<F, R> {
         // From the whole job: `execute` reaches the other fields through it.
         // SAFETY: the header is the first field (repr(C)), and `execute`
         // matches this type; the caller keeps the job live.
-        unsafe { JobRef::new(NonNull::from(self).cast()) }
+        unsafe { JobRef::new(NonNull::from(self).cast()) }.into_half()
     }
 
     /// Run by the thief, on a worker of the owner's pool (J4).
     unsafe fn execute(header: NonNull<JobHeader>) {
         // SAFETY: `header` is the first field of a live `JoinJob`.
         let this = unsafe { header.cast::<Self>().as_ref() };
+        // SAFETY: only the owner's pool's threads take a `join` half, and
+        // each runs with its worker current (J4).
+        let thief =
+            unsafe { WorkerThread::current().as_ref() }.expect("stealpool: a join half ran outside its pool");
+        // H6: where the owner may look for work forked beneath this half
+        // while it waits: this thread's deque, from its bottom now.
+        let outer = thief.enter_stolen_half();
+        this.latch.mark_running(thief.index());
         // SAFETY: the job runs once (F2, `deque.md`), so the cell still
         // holds the closure and nothing else touches it (J2).
         let func = this
@@ -86,11 +94,11 @@ impl<F: FnOnce() -> R + Send, R: Send> JoinJob<F, R> {
         });
         // SAFETY: after the swap the owner may return and free `this`; the
         // worker to wake comes from the swapped-out word (J1, J4).
-        if let Some(owner) = unsafe { CoreLatch::set(&this.latch) } {
-            // SAFETY: only the owner's pool's threads take a `join` half,
-            // and each runs with its worker current (J4).
-            let thief = unsafe { WorkerThread::current().as_ref() }
-                .expect("stealpool: a join half ran outside its pool");
+        let owner = unsafe { CoreLatch::set(&this.latch) };
+        // H6: only after the latch is set, so that an owner that reads the
+        // mark this puts back also sees the latch set.
+        thief.leave_stolen_half(outer);
+        if let Some(owner) = owner {
             thief.registry().sleep.wake_specific(owner);
         }
     }

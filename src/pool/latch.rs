@@ -14,7 +14,7 @@
 //! therefore takes a raw pointer and touches nothing after the store that
 //! makes the latch visible (J1 in `proofs/join.md`).
 
-use super::ordering::{LATCH_PROBE, LATCH_SET, RELAXED};
+use super::ordering::{LATCH_PROBE, LATCH_RUNNER, LATCH_SET, RELAXED, RUNNER_LOAD};
 use super::registry::Registry;
 use crate::sync::{Arc, AtomicUsize, Condvar, Mutex};
 
@@ -33,11 +33,17 @@ pub(crate) trait Latch {
 const UNSET: usize = 0;
 const SLEEPING: usize = 1;
 const SET: usize = 2;
-/// The low bits hold the state; the rest, the owner a `join` half's latch
-/// names (`with_owner`), so that its setter learns whom to wake from the
-/// value its swap replaces, and `join` writes one word for its latch.
+/// The low bits hold the state; the lower half of the rest, the owner a
+/// `join` half's latch names (`with_owner`), so that its setter learns
+/// whom to wake from the value its swap replaces, and `join` writes one
+/// word for its latch; the upper half, one more than the slot of the
+/// thread that runs the half, once it has started (H6).
 const STATE_BITS: u32 = 2;
 const STATE_MASK: usize = (1 << STATE_BITS) - 1;
+/// Where the runner's slot starts in the word.
+const RUNNER_SHIFT: u32 = usize::BITS / 2;
+/// The owner's bits, once shifted down past the state.
+const OWNER_MASK: usize = (1 << (RUNNER_SHIFT - STATE_BITS)) - 1;
 
 /// A slot index as an unset latch's state word carries it: computed once
 /// per worker, so that a `join` writes its latch with no arithmetic.
@@ -46,6 +52,10 @@ pub(crate) struct LatchOwner(usize);
 
 impl LatchOwner {
     pub(crate) fn of(index: usize) -> Self {
+        assert!(
+            index <= OWNER_MASK,
+            "stealpool: slot {index} does not fit a latch"
+        );
         LatchOwner(index << STATE_BITS)
     }
 }
@@ -79,6 +89,29 @@ impl CoreLatch {
         self.state.load(LATCH_PROBE) & SET != 0
     }
 
+    /// H6: the half this latch belongs to started on the thread of slot
+    /// `runner`. Release: that thread's mark (`enter_stolen_half`), stored
+    /// before, is seen by a waiter whose `runner` reads this. A slot too
+    /// large for the word's upper half is not recorded: its waiter then
+    /// helps no runner, and parks.
+    pub(crate) fn mark_running(&self, runner: usize) {
+        if runner < OWNER_MASK {
+            // H6: release RMW, beside the owner's L3 RMWs on the word.
+            self.state.fetch_or((runner + 1) << RUNNER_SHIFT, LATCH_RUNNER);
+        }
+    }
+
+    /// H6: the slot of the thread running the half, if it has started and
+    /// the latch is not set yet. Acquire, pairing with `mark_running`.
+    pub(crate) fn runner(&self) -> Option<usize> {
+        // H6: acquire, pairing with `mark_running`'s release.
+        let word = self.state.load(RUNNER_LOAD);
+        if word & SET != 0 {
+            return None;
+        }
+        (word >> RUNNER_SHIFT).checked_sub(1)
+    }
+
     /// The waiter announces it is about to sleep; `false` if already set.
     /// L3: relaxed; the RMW's atomicity against L1's swap is all it needs,
     /// and the sleep lock orders the rest (S6). A set latch stays set: the
@@ -105,7 +138,7 @@ impl CoreLatch {
         // which orders everything else (S6).
         // SAFETY: `this` is live until this swap completes.
         let old = unsafe { (*this).state.swap(SET, LATCH_SET) };
-        (old & STATE_MASK == SLEEPING).then_some(old >> STATE_BITS)
+        (old & STATE_MASK == SLEEPING).then_some((old >> STATE_BITS) & OWNER_MASK)
     }
 }
 

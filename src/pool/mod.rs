@@ -295,7 +295,10 @@ impl ThreadPool {
     /// Runs `a` and `b`, potentially in parallel, and returns both results.
     ///
     /// Both closures may borrow from the caller's stack. On a worker, `join`
-    /// allocates nothing and runs other jobs while it waits. Both closures
+    /// allocates nothing. If another thread took `b`, the caller waits for
+    /// it running only work forked beneath `b`, never an unrelated task
+    /// that could wait for the caller's own, and otherwise sleeps while a
+    /// spare thread keeps the pool at full strength. Both closures
     /// always run, whatever panics (as rayon's `join` promises): if `a`
     /// panics, `b` still runs (here, or on the worker that took it), and
     /// `a`'s panic is re-raised once nothing runs any more that borrows from

@@ -27,6 +27,20 @@ orderings! {
     LATCH_SET: Ordering = Release, weakened "latch_set" => Relaxed;
     /// L2: probing a latch. Acquire pairs with L1.
     LATCH_PROBE: Ordering = Acquire, weakened "latch_probe" => Relaxed;
+    /// H6: the thread that starts a stolen `join` half records its slot in
+    /// the half's latch. Release: its mark, stored before, is seen by the
+    /// waiter that reads the slot.
+    LATCH_RUNNER: Ordering = Release, weakened "latch_runner" => Relaxed;
+    /// H6: the waiter's read of the runner's slot. Acquire pairs with
+    /// `LATCH_RUNNER`.
+    RUNNER_LOAD: Ordering = Acquire, weakened "runner_load" => Relaxed;
+    /// H6: a stolen half's mark, stored when it starts and put back after
+    /// its latch is set. Release: a waiter that reads a mark put back sees
+    /// the latch set, and so does not run what it took on top of its frame.
+    MARK_STORE: Ordering = Release, weakened "mark_store" => Relaxed;
+    /// H6: the waiter's read of its runner's mark. Acquire pairs with
+    /// `MARK_STORE`.
+    MARK_LOAD: Ordering = Acquire, weakened "mark_load" => Relaxed;
     /// P1: a task's end. Release: its effects before `wait_all` returns (P4).
     PENDING_DONE: Ordering = Release, weakened "pending_done" => Relaxed;
     /// P3: the completer's fence between `pending` and `idle_waiters`.

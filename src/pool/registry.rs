@@ -13,7 +13,7 @@ use super::stats::{self, Event, Stats, WorkerCounters};
 use super::topology::{Distance, Placement, Topology};
 use super::worker::WorkerThread;
 use crate::deque::Stealer;
-use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Condvar, Mutex};
+use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Condvar, Mutex};
 use crossbeam_utils::CachePadded;
 use std::any::Any;
 use std::io::Write;
@@ -55,6 +55,10 @@ pub(crate) struct Registry {
     idle_lock: Mutex<()>,
     idle: Condvar,
     pub(crate) counters: Box<[CachePadded<WorkerCounters>]>,
+    /// H6: per slot, the index of its shared deque (`stealers`) from which
+    /// on the `join` half it runs innermost pushed its work: where that
+    /// half's owner may take work forked beneath it while it waits.
+    pub(crate) beneath_marks: Box<[CachePadded<AtomicI64>]>,
     panic_handler: Option<PanicHandler>,
     /// Each worker's CPU and victim rings (read-only after the build).
     pub(crate) placement: Placement,
@@ -98,6 +102,7 @@ impl Registry {
             counters: (0..slots)
                 .map(|_| CachePadded::new(WorkerCounters::default()))
                 .collect(),
+            beneath_marks: (0..slots).map(|_| CachePadded::new(AtomicI64::new(0))).collect(),
             panic_handler,
             // One cache for all: uniform victims, until the builder places
             // the workers on its topology.

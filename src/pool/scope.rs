@@ -125,7 +125,7 @@ impl<'s, F: FnOnce(&Scope<'s>) + Send + 's> ScopeJob<'s, F> {
         });
         // SAFETY: the header is the first field of this `#[repr(C)]` job, and
         // `execute` takes back exactly this box, once.
-        unsafe { JobRef::new(NonNull::new_unchecked(Box::into_raw(job)).cast()) }
+        unsafe { JobRef::new(NonNull::new_unchecked(Box::into_raw(job)).cast()) }.into_scope_task()
     }
 
     /// Runs the task. Everything that holds the closure (or the borrows it
@@ -153,6 +153,25 @@ impl<'s, F: FnOnce(&Scope<'s>) + Send + 's> ScopeJob<'s, F> {
     }
 }
 
+/// The fields every `ScopeJob` starts with, whatever its closure: what
+/// `scope_of` reads.
+#[repr(C)]
+struct ScopeJobStart {
+    header: JobHeader,
+    scope: *const (),
+}
+
+/// H7: the scope a scope task's job belongs to, as an address.
+///
+/// # Safety
+///
+/// `job` is a scope task's (`is_scope_task`), and live: it has not run.
+pub(crate) unsafe fn scope_of(job: &JobRef) -> *const () {
+    // SAFETY: a scope task's job is a `#[repr(C)]` `ScopeJob`, whose first
+    // two fields are those of `ScopeJobStart`; the caller keeps it live.
+    unsafe { job.job_ptr().cast::<ScopeJobStart>().as_ref().scope }
+}
+
 /// Runs `op` as a scope on the current worker.
 pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&Scope<'s>) -> R) -> R {
     let scope = Scope {
@@ -171,8 +190,9 @@ pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&
     };
     // SAFETY: the body's count, released once; `scope` is this frame's own.
     unsafe { Scope::finish(&raw const scope, panic) };
-    // C2: the frame (and so `scope`) stays until every task has finished.
-    worker.wait_until(&scope.done.core);
+    // C2: the frame (and so `scope`) stays until every task has finished;
+    // meanwhile this thread runs only the scope's own tasks (H7).
+    worker.wait_for_scope(&scope.done.core, (&raw const scope).cast());
     let panic = scope.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(payload) = panic {
         // The body's value, if it returned one, goes quietly: dropped

@@ -76,6 +76,10 @@ struct Locked {
     /// `asleep[i]`: slot `i`'s thread is registered as sleeping and nobody
     /// has woken it yet.
     asleep: Vec<bool>,
+    /// `parked[i]`: slot `i`'s thread waits for one latch alone (H6, H7),
+    /// not counted as sleeping: the work that `new_work` wakes sleepers for
+    /// is not work it would take.
+    parked: Vec<bool>,
     /// Threads inside `block_in_place` (W1).
     blocked: usize,
     /// Spare threads holding a slot (W1).
@@ -145,6 +149,7 @@ impl Sleep {
             expedited,
             asleep: Mutex::new(Locked {
                 asleep: vec![false; slots],
+                parked: vec![false; slots],
                 blocked: 0,
                 active: 0,
             }),
@@ -244,12 +249,35 @@ impl Sleep {
         }
     }
 
-    /// Wakes worker `index` if it is asleep (its latch was just set).
+    /// Wakes worker `index` if it is asleep or parked (its latch was just
+    /// set).
     pub(crate) fn wake_specific(&self, index: usize) {
-        let mut asleep = self.lock();
-        if asleep[index] {
-            self.wake_locked(&mut asleep, index);
+        let mut locked = self.lock();
+        if locked[index] {
+            self.wake_locked(&mut locked, index);
+        } else if locked.parked[index] {
+            // H6: not counted anywhere; only its own condition changes.
+            locked.parked[index] = false;
+            self.wakers[index].notify_one();
         }
+    }
+
+    /// H6, H7: the thread of slot `index` waits for `latch` alone, with
+    /// no look for work: it is not counted as sleeping, so no push wakes it
+    /// for work it would not take, and only the latch's setter
+    /// (`wake_specific`) ends the wait. As in `sleep` (S6), the latch is
+    /// told under the lock, so the setter's wake-up cannot come before the
+    /// wait.
+    pub(crate) fn park(&self, index: usize, latch: &CoreLatch) {
+        let mut locked = self.lock();
+        if !latch.fall_asleep() {
+            return;
+        }
+        locked.parked[index] = true;
+        while locked.parked[index] {
+            locked = self.wakers[index].wait(locked).unwrap_or_else(|e| e.into_inner());
+        }
+        latch.wake_up();
     }
 
     /// Wakes every sleeping worker (shutdown).

@@ -2,11 +2,13 @@
 
 use super::affinity;
 use super::attention::Attention;
+use super::blocking::Blocked;
 use super::job::{AbortOnUnwind, JobRef};
 use super::latch::{CoreLatch, LatchOwner};
-use super::ordering::{barrier_known, PRODUCER_FENCE, RELAXED};
+use super::ordering::{barrier_known, MARK_LOAD, MARK_STORE, PRODUCER_FENCE, RELAXED};
 use super::priority::{pass_weight, LevelDeques, Levels, Priority, SHARE};
 use super::registry::{Registry, NO_PENDING_LIMIT};
+use super::scope::scope_of;
 use super::sleep::Wake;
 use super::stats::Event;
 use super::topology::Distance;
@@ -132,6 +134,14 @@ pub(crate) struct WorkerThread {
     /// How many awaited tasks run in place on this stack (H4), each under
     /// a `JoinHandle::join` frame.
     waits_in_place: Cell<u32>,
+    /// H6: the index of `joins` from which on the `join` half this thread
+    /// runs innermost, taken from another thread, pushed its halves
+    /// (`i64::MIN` while it runs none). A half promoted from below it is
+    /// not that half's work, and loses its kind.
+    beneath_joins: Cell<i64>,
+    /// H6: the same for `local`, as `Registry::beneath_marks` shows it to
+    /// that half's owner.
+    beneath_local: Cell<i64>,
     /// This slot's attention word, read at every `join` (S7, F3): its
     /// address, so that the read is one load.
     attention: *const AtomicUsize,
@@ -223,6 +233,8 @@ impl WorkerThread {
             exempted: Cell::new(0),
             blocking: Cell::new(false),
             waits_in_place: Cell::new(0),
+            beneath_joins: Cell::new(i64::MIN),
+            beneath_local: Cell::new(i64::MIN),
             attention,
             latch_owner: LatchOwner::of(index),
             max_pending_joins: registry.max_pending_joins,
@@ -432,20 +444,58 @@ impl WorkerThread {
         unsafe { self.joins.take_back(index, true) }
     }
 
-    /// Pops one of this thread's own jobs: the shared deque's newest, else
-    /// the newest pending `join` half.
-    pub(crate) fn pop_own(&self) -> Option<JobRef> {
-        self.local.pop().or_else(|| self.joins.pop())
+    /// Puts back a job `pop_local` took: at the bottom, where it was.
+    pub(crate) fn unpop_local(&self, job: JobRef) {
+        self.local.push(job);
+    }
+
+    /// Puts back a half `pop_join` took: at the bottom, where it was.
+    pub(crate) fn unpop_join(&self, job: JobRef) {
+        self.joins.push(job);
     }
 
     /// Moves the oldest pending `join` half to the deque thieves look in
-    /// first, and clears the request (F3).
+    /// first, and clears the request (F3). A half from below the mark of
+    /// the stolen half this thread runs (H6) is not forked beneath that
+    /// half: it goes without its kind, so that the half's owner, helping
+    /// from this deque while it waits, leaves it to other thieves.
     fn promote(&self) {
         self.registry.sleep.attention.answered(self.index);
-        if let Some(job) = self.joins.pop_oldest() {
+        if let Some((job, index)) = self.joins.pop_oldest_indexed() {
             self.registry.counters[self.index].record(Event::Promoted);
+            let job = if index >= self.beneath_joins.get() {
+                job
+            } else {
+                job.without_kind()
+            };
             self.push(job);
         }
+    }
+
+    /// H6: this thread starts a `join` half another thread's `join` waits
+    /// for. From here until `leave_stolen_half`, what it pushes on its
+    /// deques is work forked beneath that half, and the owner may take the
+    /// halves among it. Returns the marks to put back.
+    pub(crate) fn enter_stolen_half(&self) -> (i64, i64) {
+        let outer = (self.beneath_joins.get(), self.beneath_local.get());
+        self.beneath_joins.set(self.joins.next_index());
+        let mark = self.local.next_index();
+        self.beneath_local.set(mark);
+        // H6: release; the latch's `mark_running` that follows publishes
+        // it too, and a later store (a nested half, or the mark put back)
+        // carries what came before it.
+        self.registry.beneath_marks[self.index].store(mark, MARK_STORE);
+        outer
+    }
+
+    /// H6: the half `enter_stolen_half` started has ended, and its latch
+    /// is set: the marks of the half it ran inside come back.
+    pub(crate) fn leave_stolen_half(&self, (joins, local): (i64, i64)) {
+        self.beneath_joins.set(joins);
+        self.beneath_local.set(local);
+        // H6: release, after the latch's set: an owner whose acquire reads
+        // this sees its latch set, and runs nothing it took here.
+        self.registry.beneath_marks[self.index].store(local, MARK_STORE);
     }
 
     /// Finds one job and runs it; `false` if none was found.
@@ -872,6 +922,116 @@ impl WorkerThread {
     /// `JoinHandle` or a scope).
     pub(crate) fn record_panic(&self) {
         self.registry.counters[self.index].record(Event::Panicked);
+    }
+
+    /// H6: waits for the `join` half whose latch is `latch`, which another
+    /// thread took. Meanwhile it runs only halves forked beneath that one:
+    /// taken from the deque of the thread that runs it, from its mark on.
+    /// With none to take after a few rounds, it parks with a spare
+    /// standing in (W1) until the latch is set.
+    pub(crate) fn wait_for_half(&self, latch: &CoreLatch) {
+        if cfg!(stealpool_bug = "join_wait_runs_any") {
+            // Any job of the pool, on top of the `join` frame: the rule H6
+            // replaces.
+            return self.wait_until(latch);
+        }
+        self.wait_helping(latch, || self.take_beneath(latch));
+    }
+
+    /// H7: waits for the scope at `scope` to finish (`latch`). Meanwhile
+    /// it runs only that scope's tasks from its own deque, then parks as
+    /// `wait_for_half` does.
+    pub(crate) fn wait_for_scope(&self, latch: &CoreLatch, scope: *const ()) {
+        if cfg!(stealpool_bug = "join_wait_runs_any") {
+            return self.wait_until(latch);
+        }
+        self.wait_helping(latch, || self.take_scope_task(scope));
+    }
+
+    /// Runs what `take` finds until `latch` is set; when it finds nothing,
+    /// backs off as an idle search does, then parks (H6, H7).
+    fn wait_helping(&self, latch: &CoreLatch, take: impl Fn() -> Option<JobRef>) {
+        let mut round = 0;
+        while !latch.probe() {
+            if let Some(job) = take() {
+                self.execute(job);
+                round = 0;
+            } else if round < IDLE_ROUNDS {
+                if round < SPIN_ROUNDS {
+                    for _ in 0..1u32 << round {
+                        spin_loop();
+                    }
+                } else {
+                    thread::yield_now();
+                }
+                round += 1;
+            } else {
+                // W1: the pool keeps its strength while this thread waits.
+                let blocked = Blocked::enter(self);
+                self.registry.sleep.park(self.index, latch);
+                drop(blocked);
+            }
+        }
+    }
+
+    /// H6: a half forked beneath the one whose latch is `latch`: from the
+    /// shared deque of the thread that runs it, at or above that thread's
+    /// mark. The runner is asked to promote one (F3) when there is none.
+    /// A half taken after the latch was set may be anyone's: it goes to the
+    /// injector instead.
+    fn take_beneath(&self, latch: &CoreLatch) -> Option<JobRef> {
+        let runner = latch.runner().filter(|&runner| runner != self.index)?;
+        let registry = &*self.registry;
+        // H6: acquire, pairing with the runner's stores of its mark.
+        let mark = registry.beneath_marks[runner].load(MARK_LOAD);
+        let counters = &registry.counters[self.index];
+        counters.record(Event::StealAttempt);
+        match registry.stealers[runner].steal_if(mark, JobRef::word_is_half) {
+            Steal::Success(job) => {
+                // H6: set since: the mark read may be one put back, and the
+                // half taken one pushed after the awaited half ended.
+                if latch.probe() {
+                    self.reroute(job);
+                    return None;
+                }
+                counters.record(Event::SuccessfulSteal);
+                counters.record(Event::StealAt(registry.distance(self.index, runner)));
+                counters.record(Event::Stolen(1));
+                Some(job)
+            }
+            Steal::Retry => None,
+            Steal::Empty => {
+                registry.sleep.attention.ask(runner);
+                None
+            }
+        }
+    }
+
+    /// H7: a task of the scope at `scope` from this thread's own deque,
+    /// newest first. A task of another scope, or any other job that is
+    /// not a `join` half, goes to the injector: not this wait's to run on
+    /// top of its frame, but not to be left behind it either. A `join`
+    /// half is an older frame's: it goes back, and the search stops.
+    fn take_scope_task(&self, scope: *const ()) -> Option<JobRef> {
+        loop {
+            let job = self.local.pop()?;
+            // SAFETY: popped, so ours until it runs; a scope task's job.
+            if job.is_scope_task() && unsafe { scope_of(&job) } == scope {
+                return Some(job);
+            }
+            if job.is_half() {
+                self.local.push(job);
+                return None;
+            }
+            self.reroute(job);
+        }
+    }
+
+    /// H6, H7: a job a wait took but may not run on top of its frame goes
+    /// to the injector, where any thread finds it.
+    pub(crate) fn reroute(&self, job: JobRef) {
+        self.registry.injector.push(job);
+        self.registry.sleep.new_work();
     }
 
     /// Runs other jobs until `latch` is set, sleeping when there are none
