@@ -466,11 +466,14 @@ fn scenario_quicksort(rounds: usize, summary: &mut Summary) {
         }),
         peer("stealpool, simple quicksort (join)", w, || {
             let pool = ThreadPool::new(w);
-            let per_worker: Vec<AtomicU64> = (0..w).map(|_| AtomicU64::new(0)).collect();
+            // One count per worker, and one for the spare threads that
+            // stand in while a worker waits (their indices follow the
+            // workers').
+            let per_worker: Vec<AtomicU64> = (0..=w).map(|_| AtomicU64::new(0)).collect();
             let mut run = sorting(&|v| {
                 pool.install(|| {
                     workloads::quicksort_traced(&pool, v, &|len| {
-                        let worker = stealpool::current_worker_index().unwrap();
+                        let worker = stealpool::current_worker_index().unwrap().min(w);
                         per_worker[worker].fetch_add(len as u64, Ordering::Relaxed);
                     })
                 })
@@ -480,8 +483,9 @@ fn scenario_quicksort(rounds: usize, summary: &mut Summary) {
                 .map(|n| format!("{:.1}%", n.load(Ordering::Relaxed) as f64 * 100.0 / LEN as f64))
                 .collect();
             run.detail = Some(format!(
-                "elements sorted in leaves, per worker: {}",
-                shares.join(", ")
+                "elements sorted in leaves, per worker: {} (spares: {})",
+                shares[..w].join(", "),
+                shares[w]
             ));
             run.stats = Some(pool.stats());
             run

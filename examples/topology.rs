@@ -57,7 +57,9 @@ fn distance(places: &[(usize, usize)], a: usize, b: usize) -> usize {
 /// A binary spawn tree of `depth` levels, each task spinning `work` times.
 fn tree<'s>(s: &Scope<'s>, depth: u32, spawner: usize, places: &'s [(usize, usize)], moved: &'s Migrations) {
     let here = current_worker_index().unwrap();
-    if here != spawner {
+    // A spare standing in for a waiting worker has an index past the
+    // workers', and no place of its own: its moves are not counted.
+    if here != spawner && here < places.len() && spawner < places.len() {
         moved.0[distance(places, here, spawner)].fetch_add(1, Ordering::Relaxed);
     }
     let mut x = depth as u64;
