@@ -398,7 +398,7 @@ fn join_then_block() {
 #[test]
 fn limited_joins_then_block() {
     for (workers, limit) in [(2, 1), (3, 2)] {
-        let inline_before = stealpool::model_probes::INLINE_JOINS.load(std::sync::atomic::Ordering::Relaxed);
+        let inline_before = stealpool::model_probes::INLINE_JOINS.count();
         check(
             &format!("limited_joins_then_block_{workers}_workers"),
             30_000,
@@ -438,13 +438,79 @@ fn limited_joins_then_block() {
                 unshare(pool).shutdown();
             },
         );
-        let inline =
-            stealpool::model_probes::INLINE_JOINS.load(std::sync::atomic::Ordering::Relaxed) - inline_before;
+        let inline = stealpool::model_probes::INLINE_JOINS.count() - inline_before;
         progress::line(format_args!(
             "limited_joins_then_block_{workers}_workers: {inline} joins ran inline in all"
         ));
         assert!(inline > 0, "no iteration ran a join inline: the test misses F6");
     }
+}
+
+// 10000 random + 10000 PCT (depth 3) iterations, floor 5000 each.
+//
+// H6, H7: a `join` tree on two workers, whose waits for stolen halves run
+// only halves forked beneath them, then a scope whose body also queues a
+// detached task among its own, which the scope's wait must leave to the
+// injector rather than run on top of itself. Results are exact and every
+// task runs once; across the iterations some wait took a half from
+// beneath its stolen half, and some wait handed a job to the injector:
+// the two paths the rules add were taken.
+#[test]
+fn waits_help_only_beneath() {
+    fn tree(pool: &ThreadPool, depth: u32) -> u32 {
+        if depth == 0 {
+            return 1;
+        }
+        let (a, b) = pool.join(|| tree(pool, depth - 1), || tree(pool, depth - 1));
+        a + b
+    }
+    let helped_before = stealpool::model_probes::HALVES_HELPED.count();
+    let rerouted_before = stealpool::model_probes::REROUTED.count();
+    check("waits_help_only_beneath", 10_000, 3, || {
+        let pool = Arc::new(ThreadPool::new(2));
+        assert_eq!(pool.install(|| tree(&pool, 3)), 8, "a join tree lost a leaf");
+        let ledger = Ledger::new(0);
+        let ran = AtomicUsize::new(0);
+        let detached = Arc::new(AtomicUsize::new(0));
+        let (inner, ran_ref, ledger_ref) = (pool.clone(), &ran, &ledger);
+        pool.scope(|s| {
+            let token = ledger_ref.token();
+            s.spawn(move |_| {
+                let _token = token;
+                ran_ref.fetch_add(1, Ordering::Relaxed);
+            });
+            let (token, detached) = (ledger_ref.token(), detached.clone());
+            inner.spawn(move || {
+                let _token = token;
+                detached.fetch_add(1, Ordering::Relaxed);
+            });
+            let token = ledger_ref.token();
+            s.spawn(move |_| {
+                let _token = token;
+                ran_ref.fetch_add(1, Ordering::Relaxed);
+            });
+        });
+        assert_eq!(ran.load(Ordering::Relaxed), 2, "a scope task ran twice or never");
+        pool.wait_all();
+        assert_eq!(
+            detached.load(Ordering::Relaxed),
+            1,
+            "the detached task ran twice or never"
+        );
+        drop(inner);
+        unshare(pool).shutdown();
+        ledger.assert_no_leak();
+    });
+    let helped = stealpool::model_probes::HALVES_HELPED.count() - helped_before;
+    let rerouted = stealpool::model_probes::REROUTED.count() - rerouted_before;
+    progress::line(format_args!(
+        "waits_help_only_beneath: {helped} halves helped beneath a stolen half, {rerouted} jobs rerouted"
+    ));
+    assert!(
+        helped > 0,
+        "no wait took a half from beneath its stolen half: the test misses H6"
+    );
+    assert!(rerouted > 0, "no wait rerouted a job: the test misses H7's rule");
 }
 
 // 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.

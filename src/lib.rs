@@ -26,5 +26,5 @@ pub use pool::{current_num_threads, current_thread_index, join, scope, spawn};
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 #[doc(hidden)]
 pub mod model_probes {
-    pub use crate::pool::INLINE_JOINS;
+    pub use crate::pool::probes::{HALVES_HELPED, INLINE_JOINS, REROUTED};
 }

@@ -236,6 +236,41 @@ mod asymmetric {
     }
 }
 
+/// A count the model checkers read to see that a model reached a path (a
+/// `join` run inline, a half helped beneath a wait): not a step of any
+/// protocol, it orders and decides nothing (T1, as statistics), so it is a
+/// `std` atomic under both checkers, which need not explore it. In builds
+/// without a checker it holds nothing and counts nothing, so the paths it
+/// marks pay nothing.
+pub struct Probe {
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    count: std::sync::atomic::AtomicUsize,
+}
+
+impl Probe {
+    pub(crate) const fn new() -> Self {
+        Probe {
+            #[cfg(any(feature = "loom", feature = "shuttle"))]
+            count: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// The path was taken once more.
+    #[inline(always)]
+    pub(crate) fn hit(&self) {
+        // T1: relaxed; nothing is read through it.
+        #[cfg(any(feature = "loom", feature = "shuttle"))]
+        self.count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many times the path was taken, in this process.
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    pub fn count(&self) -> usize {
+        // T1: relaxed; read after the executions that counted.
+        self.count.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// A statistics counter. Always a `std` atomic, under every backend:
 /// statistics order nothing and decide nothing (proof T1), so the model
 /// checkers need not explore their interleavings.

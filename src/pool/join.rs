@@ -13,6 +13,7 @@
 
 use super::job::{drop_payload, drop_quietly, DropQuietly, JobRef};
 use super::join_job::JoinJob;
+use super::probes;
 use super::worker::WorkerThread;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -93,15 +94,6 @@ where
     (result_a.into_inner(), result_b)
 }
 
-/// How many `join`s ran inline (F6), in the model builds only, where the
-/// models check that they explore that path. Counted in every build, it
-/// would cost each inline `join` a store, most of what running inline
-/// saves. A plain `std` atomic, outside the facade: not a step of the
-/// protocol, just the models' probe.
-#[cfg(any(feature = "loom", feature = "shuttle"))]
-#[doc(hidden)]
-pub static INLINE_JOINS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
 /// A `join` past the pool's limit of pending halves, with every worker
 /// busy (F6): `a`, then `b`, on this thread, as a plain call would run
 /// them. Nothing is published, so nothing can be stolen. A panic in `a`
@@ -113,9 +105,7 @@ where
     A: FnOnce() -> RA,
     B: FnOnce() -> RB,
 {
-    // F6's probe for the models: relaxed, nothing is read through it.
-    #[cfg(any(feature = "loom", feature = "shuttle"))]
-    INLINE_JOINS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    probes::INLINE_JOINS.hit();
     let result_a = match panic::catch_unwind(AssertUnwindSafe(a)) {
         Ok(value) => value,
         Err(payload) => {

@@ -27,6 +27,7 @@ mod join_job;
 mod latch;
 mod ordering;
 mod priority;
+pub(crate) mod probes;
 mod registry;
 mod scope;
 mod sleep;
@@ -40,9 +41,6 @@ pub use builder::{BuildError, Builder};
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
 pub use global::{current_num_threads, current_thread_index, join, scope, spawn};
 pub use handle::JoinHandle;
-#[cfg(any(feature = "loom", feature = "shuttle"))]
-#[doc(hidden)]
-pub use join::INLINE_JOINS;
 pub use priority::Priority;
 pub use scope::Scope;
 pub use stats::{Stats, WorkerStats};

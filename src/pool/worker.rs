@@ -7,6 +7,7 @@ use super::job::{AbortOnUnwind, JobRef};
 use super::latch::{CoreLatch, LatchOwner};
 use super::ordering::{barrier_known, MARK_LOAD, MARK_STORE, PRODUCER_FENCE, RELAXED};
 use super::priority::{pass_weight, LevelDeques, Levels, Priority, SHARE};
+use super::probes;
 use super::registry::{Registry, NO_PENDING_LIMIT};
 use super::scope::scope_of;
 use super::sleep::Wake;
@@ -997,6 +998,7 @@ impl WorkerThread {
                 counters.record(Event::SuccessfulSteal);
                 counters.record(Event::StealAt(registry.distance(self.index, runner)));
                 counters.record(Event::Stolen(1));
+                probes::HALVES_HELPED.hit();
                 Some(job)
             }
             Steal::Retry => None,
@@ -1030,6 +1032,7 @@ impl WorkerThread {
     /// H6, H7: a job a wait took but may not run on top of its frame goes
     /// to the injector, where any thread finds it.
     pub(crate) fn reroute(&self, job: JobRef) {
+        probes::REROUTED.hit();
         self.registry.injector.push(job);
         self.registry.sleep.new_work();
     }
