@@ -58,6 +58,8 @@ list_mutants() {
     printf 'batch_wide_cas\tloom_deque\tbug\tB1\tone steal per element\tone CAS for the batch\n'
     printf 'oldest_store\tloom_deque\tbug\tD17\tCAS on top\tplain store of top\n'
     printf 'no_rescue\tloom_pool\tbug\tF4\tidle workers take unanswered halves\tthey only ask\n'
+    printf 'join_wait_runs_any\tloom_pool\tbug\tH6\tjoin and scope waits run only work they await\tany job of the pool\n'
+    printf 'park_unannounced\tloom_pool\tbug\tH6\ta parked waiter tells its latch under the sleep lock\tit only checks it\n'
     printf 'pending_unchecked\tloom_pool\tbug\tF5\tfinal check sees pending halves\tit does not\n'
     printf 'sleeper_unannounced\tloom_pool\tbug\tS7\tsleepers raise every attention word\tthey do not\n'
     printf 'pending_limit_ignored\tloom_pool\tbug\tF6\tinline only past the limit of pending halves\tevery join inline\n'

@@ -133,6 +133,65 @@ fn join_with_stolen_half() {
     });
 }
 
+/// H6: a `join` whose stolen half forks again, and keeps forking until
+/// its own second half has started: the runner promotes that half when
+/// asked, and the waiting `join` (or the spare standing in for it) takes
+/// it from the runner's deque. Every half borrows mutably from the frame
+/// that forked it.
+#[test]
+fn join_helps_beneath_its_stolen_half() {
+    let pool = ThreadPool::new(2);
+    pool.install(|| {
+        let (mut x, mut y, mut z) = (0u32, 0u32, 0u32);
+        let b_started = AtomicBool::new(false);
+        let d_started = AtomicBool::new(false);
+        pool.join(
+            || {
+                spin_until(&b_started);
+                x += 1;
+            },
+            || {
+                b_started.store(true, SeqCst);
+                pool.join(
+                    || {
+                        while !d_started.load(SeqCst) {
+                            pool.join(|| (), || ());
+                            thread::yield_now();
+                        }
+                        y += 1;
+                    },
+                    || {
+                        d_started.store(true, SeqCst);
+                        z += 1;
+                    },
+                );
+            },
+        );
+        assert_eq!((x, y, z), (1, 1, 1));
+    });
+}
+
+/// H7: a scope whose body queues a detached task between two of its own:
+/// its wait runs its own tasks and leaves the other to the injector.
+#[test]
+fn scope_leaves_what_is_not_its_own() {
+    let pool = ThreadPool::new(2);
+    let detached = Arc::new(AtomicBool::new(false));
+    let mut parts = [0u32; 2];
+    pool.install(|| {
+        let [first, second] = &mut parts;
+        pool.scope(|s| {
+            s.spawn(|_| *first += 1);
+            let ran = detached.clone();
+            pool.spawn(move || ran.store(true, SeqCst));
+            s.spawn(|_| *second += 1);
+        });
+    });
+    pool.wait_all();
+    assert_eq!(parts, [1, 1]);
+    assert!(detached.load(SeqCst));
+}
+
 /// Both halves of a stolen `join` panic; the first half's panic is the one
 /// re-raised, and the caller's locals are usable afterwards.
 #[test]

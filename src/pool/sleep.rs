@@ -269,6 +269,20 @@ impl Sleep {
     /// told under the lock, so the setter's wake-up cannot come before the
     /// wait.
     pub(crate) fn park(&self, index: usize, latch: &CoreLatch) {
+        // `--cfg stealpool_bug="park_unannounced"`: the latch is checked
+        // but not told, so its setter, seeing no `SLEEPING`, wakes nobody
+        // (the handshake S6 and H6 rule out).
+        if cfg!(stealpool_bug = "park_unannounced") {
+            let mut locked = self.lock();
+            if latch.probe() {
+                return;
+            }
+            locked.parked[index] = true;
+            while locked.parked[index] {
+                locked = self.wakers[index].wait(locked).unwrap_or_else(|e| e.into_inner());
+            }
+            return;
+        }
         let mut locked = self.lock();
         if !latch.fall_asleep() {
             return;
