@@ -130,6 +130,12 @@ impl JobRef {
         word.addr() & KIND_BITS == HALF
     }
 
+    /// `is_scope_task` of a `JobRef` that a deque slot holds as `word`,
+    /// read before the steal that would take it: looks at the bits only.
+    pub(crate) fn word_is_scope_task(word: *mut ()) -> bool {
+        word.addr() & KIND_BITS == SCOPE_TASK
+    }
+
     /// The job's address, for the job types that read their own fields
     /// (the header is their first field).
     pub(crate) fn job_ptr(&self) -> NonNull<JobHeader> {

@@ -339,6 +339,11 @@ impl ThreadPool {
     /// Creates a [`Scope`] whose tasks may borrow from the caller's stack;
     /// returns once `op` and every task spawned in the scope have finished.
     ///
+    /// On a worker, while tasks of the scope run on other threads, the
+    /// caller runs only the scope's own tasks from its queue (never an
+    /// unrelated task that could wait for the caller's own), and otherwise
+    /// sleeps while a spare thread keeps the pool at full strength.
+    ///
     /// ```
     /// let pool = stealpool::ThreadPool::new(2);
     /// let words = ["work", "stealing", "pool"];

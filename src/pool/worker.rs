@@ -1014,19 +1014,48 @@ impl WorkerThread {
     /// not a `join` half, goes to the injector: not this wait's to run on
     /// top of its frame, but not to be left behind it either. A `join`
     /// half is an older frame's: it goes back, and the search stops.
+    /// With nothing of the scope's left here, the oldest scope task of
+    /// another thread's deque, if it turns out to be this scope's.
     fn take_scope_task(&self, scope: *const ()) -> Option<JobRef> {
-        loop {
-            let job = self.local.pop()?;
+        while let Some(job) = self.local.pop() {
             // SAFETY: popped, so ours until it runs; a scope task's job.
             if job.is_scope_task() && unsafe { scope_of(&job) } == scope {
                 return Some(job);
             }
             if job.is_half() {
                 self.local.push(job);
-                return None;
+                break;
             }
             self.reroute(job);
         }
+        self.steal_scope_task(scope)
+    }
+
+    /// H7: the oldest job of another thread's shared deque, if it is a
+    /// scope task (told by its kind bits alone, before the steal), from a
+    /// random victim on; run if it belongs to the scope at `scope`, handed
+    /// to the injector otherwise (at most one such per call).
+    fn steal_scope_task(&self, scope: *const ()) -> Option<JobRef> {
+        let registry = &*self.registry;
+        let stealers = registry.in_use(&registry.stealers);
+        let count = stealers.len();
+        let start = (self.next_random() % count as u64) as usize;
+        for victim in (start..count).chain(0..start) {
+            if victim == self.index || stealers[victim].is_empty() {
+                continue;
+            }
+            if let Steal::Success(job) = stealers[victim].steal_if(i64::MIN, JobRef::word_is_scope_task) {
+                // SAFETY: stolen, so ours until it runs; its kind bits say
+                // it is a scope task's job.
+                if unsafe { scope_of(&job) } == scope {
+                    registry.counters[self.index].record(Event::SuccessfulSteal);
+                    return Some(job);
+                }
+                self.reroute(job);
+                return None;
+            }
+        }
+        None
     }
 
     /// H6, H7: a job a wait took but may not run on top of its frame goes
