@@ -6,6 +6,7 @@
 //! cargo run --release --example report            # about a minute
 //! cargo run --release --example report -- --rounds 5
 //! cargo run --release --example report -- --fork-join   # section [6] only
+//! cargo run --release --example report -- --par-iter    # parallel iterators vs rayon's
 //! ```
 //!
 //! 1. 100 000 micro-tasks spawned inside a scope;
@@ -25,6 +26,8 @@
 
 #[path = "../benches/common/mutex_pool.rs"]
 mod mutex_pool;
+#[path = "common/par_iter_bench.rs"]
+mod par_iter_bench;
 #[path = "../benches/common/workloads.rs"]
 mod workloads;
 
@@ -1223,6 +1226,11 @@ fn main() {
     let start = Instant::now();
     println!("stealpool benchmark report (best of {rounds} rounds, peers interleaved; time/ours > 1: slower than stealpool)");
     machine();
+    if std::env::args().any(|a| a == "--par-iter") {
+        // The parallel iterators against rayon's, alone.
+        par_iter_bench::run(rounds);
+        return;
+    }
     if std::env::args().any(|a| a == "--fork-join") {
         // Section [6] alone, for iterating on `join`.
         fork_join_peers();

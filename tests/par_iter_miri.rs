@@ -29,7 +29,14 @@ fn drain_map_collect_in_place() {
     assert_eq!(out, (0..N).map(|i| format!("{i}!")).collect::<Vec<_>>());
     // Appending after existing elements, through `par_extend`.
     let mut more = vec![String::from("first")];
-    pool.install(|| more.par_extend(strings().into_par_iter().enumerate().map(|(i, s)| s + &i.to_string())));
+    pool.install(|| {
+        more.par_extend(
+            strings()
+                .into_par_iter()
+                .enumerate()
+                .map(|(i, s)| s + &i.to_string()),
+        )
+    });
     assert_eq!(more.len(), N + 1);
     assert_eq!(more[N], format!("{}{}", N - 1, N - 1));
 }

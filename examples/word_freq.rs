@@ -1,0 +1,121 @@
+//! Word frequency over generated text, with the parallel iterators:
+//! `par_split_whitespace().fold(HashMap::new, ...).reduce(HashMap::new, ...)`,
+//! checked against the sequential count.
+//!
+//! ```sh
+//! cargo run --release --example word_freq
+//! cargo run --release --example word_freq -- --words 5000000 --threads 2 --top 5
+//! ```
+
+#[path = "common/text.rs"]
+mod text;
+
+use std::collections::HashMap;
+use std::process::exit;
+use std::time::Instant;
+use stealpool::prelude::*;
+use stealpool::ThreadPool;
+
+const USAGE: &str = "usage: word_freq [--words N] [--threads N] [--top N] [--seed N]
+
+Counts word frequencies in N generated words (default 2000000) on a pool of
+--threads workers (default: one per core) and prints the --top (default 10)
+most frequent words, the time taken and the sequential time.";
+
+struct Options {
+    words: usize,
+    threads: usize,
+    top: usize,
+    seed: u64,
+}
+
+fn parse_options() -> Options {
+    let mut options = Options {
+        words: 2_000_000,
+        threads: 0,
+        top: 10,
+        seed: 42,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--help" || arg == "-h" {
+            println!("{USAGE}");
+            exit(0);
+        }
+        let (name, inline) = match arg.split_once('=') {
+            Some((name, value)) => (name.to_string(), Some(value.to_string())),
+            None => (arg.clone(), None),
+        };
+        if !["--words", "--threads", "--top", "--seed"].contains(&name.as_str()) {
+            eprintln!("word_freq: unknown argument {arg:?}\n\n{USAGE}");
+            exit(2);
+        }
+        let value = inline.or_else(|| args.next()).unwrap_or_default();
+        let Ok(n) = value.parse::<u64>() else {
+            eprintln!("word_freq: {name} needs a whole number, not {value:?}\n\n{USAGE}");
+            exit(2);
+        };
+        match name.as_str() {
+            "--words" => options.words = n as usize,
+            "--threads" => options.threads = n as usize,
+            "--top" => options.top = n as usize,
+            _ => options.seed = n,
+        }
+    }
+    options
+}
+
+/// Adds `b`'s counts to `a`'s.
+fn merge<'a>(mut a: HashMap<&'a str, usize>, b: HashMap<&'a str, usize>) -> HashMap<&'a str, usize> {
+    for (word, count) in b {
+        *a.entry(word).or_insert(0) += count;
+    }
+    a
+}
+
+fn main() {
+    let options = parse_options();
+    let text = text::generate(options.words, options.seed);
+    let pool = ThreadPool::new(options.threads);
+
+    let start = Instant::now();
+    let counts = pool.install(|| {
+        text.par_split_whitespace()
+            .fold(HashMap::new, |mut counts, word| {
+                *counts.entry(word).or_insert(0) += 1;
+                counts
+            })
+            .reduce(HashMap::new, merge)
+    });
+    let parallel = start.elapsed();
+
+    let start = Instant::now();
+    let mut sequential_counts = HashMap::new();
+    for word in text.split_whitespace() {
+        *sequential_counts.entry(word).or_insert(0) += 1;
+    }
+    let sequential = start.elapsed();
+    assert_eq!(
+        counts, sequential_counts,
+        "the parallel count differs from the sequential one"
+    );
+
+    let mut ranked: Vec<(&str, usize)> = counts.into_iter().collect();
+    ranked.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    println!(
+        "{} words ({:.1} MB), {} distinct, on {} workers",
+        options.words,
+        text.len() as f64 / 1e6,
+        ranked.len(),
+        pool.num_workers()
+    );
+    for (word, count) in ranked.iter().take(options.top) {
+        println!("  {count:>9}  {word}");
+    }
+    println!(
+        "parallel {:.1} ms, sequential {:.1} ms, speedup {:.2}x",
+        parallel.as_secs_f64() * 1e3,
+        sequential.as_secs_f64() * 1e3,
+        sequential.as_secs_f64() / parallel.as_secs_f64()
+    );
+}
