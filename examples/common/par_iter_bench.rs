@@ -87,20 +87,29 @@ fn random_u64s(n: usize, mut state: u64) -> Vec<u64> {
         .collect()
 }
 
-/// The best time of `rounds` runs of `ours` and of `theirs`, interleaved.
+/// The best time of `rounds` runs of `ours` and of `theirs`, interleaved,
+/// each going first in every other round (the one that runs second finds
+/// the memory the first just freed, which favours it).
 fn race<R: PartialEq + std::fmt::Debug>(
     rounds: usize,
     mut ours: impl FnMut() -> R,
     mut theirs: impl FnMut() -> R,
 ) -> (Duration, Duration) {
+    fn timed<R>(f: &mut impl FnMut() -> R, best: &mut Duration) -> R {
+        let start = Instant::now();
+        let result = black_box(f());
+        *best = (*best).min(start.elapsed());
+        result
+    }
     let (mut best_ours, mut best_theirs) = (Duration::MAX, Duration::MAX);
-    for _ in 0..rounds {
-        let start = Instant::now();
-        let a = black_box(ours());
-        best_ours = best_ours.min(start.elapsed());
-        let start = Instant::now();
-        let b = black_box(theirs());
-        best_theirs = best_theirs.min(start.elapsed());
+    for round in 0..rounds {
+        let (a, b) = if round % 2 == 0 {
+            let a = timed(&mut ours, &mut best_ours);
+            (a, timed(&mut theirs, &mut best_theirs))
+        } else {
+            let b = timed(&mut theirs, &mut best_theirs);
+            (timed(&mut ours, &mut best_ours), b)
+        };
         assert_eq!(a, b, "stealpool and rayon disagree");
     }
     (best_ours, best_theirs)

@@ -33,11 +33,9 @@ where
     type Item = I::Item;
 
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
-        let keep = |item: I::Item| Some(item).filter(&self.filter_op);
-        self.base.drive_unindexed(FilterMapConsumer {
-            base: consumer,
-            op: &keep,
-        })
+        let op = &Keep(self.filter_op);
+        self.base
+            .drive_unindexed(FilterMapConsumer { base: consumer, op })
     }
 }
 
@@ -72,23 +70,55 @@ where
     type Item = R;
 
     fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
-        let op = &self.filter_op;
+        let op = &KeepSome(self.filter_op);
         self.base
             .drive_unindexed(FilterMapConsumer { base: consumer, op })
     }
 }
 
-/// The consumer of both adapters: `op` maps an item to the item to pass
-/// on, if any.
+/// What the two adapters keep of an item. The folder takes items one at a
+/// time (the default `consume_iter`, as rayon's filter does): handing
+/// `Iterator::filter` to the next folder's `consume_iter` instead made
+/// `filter(..).count()` about 8% slower than rayon's.
+trait Selection<T>: Sync {
+    /// The items passed on.
+    type Out;
+    /// The item to pass on, if any.
+    fn select(&self, item: T) -> Option<Self::Out>;
+}
+
+/// `filter`'s selection: the items for which the predicate holds.
+struct Keep<P>(P);
+
+impl<T, P: Fn(&T) -> bool + Sync> Selection<T> for Keep<P> {
+    type Out = T;
+
+    fn select(&self, item: T) -> Option<T> {
+        Some(item).filter(&self.0)
+    }
+}
+
+/// `filter_map`'s selection: the values of the `Some`s.
+struct KeepSome<P>(P);
+
+impl<T, R, P: Fn(T) -> Option<R> + Sync> Selection<T> for KeepSome<P> {
+    type Out = R;
+
+    fn select(&self, item: T) -> Option<R> {
+        (self.0)(item)
+    }
+}
+
+/// The consumer of both adapters: `op` selects the items to pass on.
 struct FilterMapConsumer<'p, C, P> {
     base: C,
     op: &'p P,
 }
 
-impl<'p, T, R, C, P> Consumer<T> for FilterMapConsumer<'p, C, P>
+impl<'p, T, C, P> Consumer<T> for FilterMapConsumer<'p, C, P>
 where
-    C: Consumer<R>,
-    P: Fn(T) -> Option<R> + Sync,
+    P: Selection<T>,
+    C: Consumer<P::Out>,
 {
     type Folder = FilterMapFolder<'p, C::Folder, P>;
     type Reducer = C::Reducer;
@@ -116,10 +146,10 @@ where
     }
 }
 
-impl<T, R, C, P> UnindexedConsumer<T> for FilterMapConsumer<'_, C, P>
+impl<T, C, P> UnindexedConsumer<T> for FilterMapConsumer<'_, C, P>
 where
-    C: UnindexedConsumer<R>,
-    P: Fn(T) -> Option<R> + Sync,
+    P: Selection<T>,
+    C: UnindexedConsumer<P::Out>,
 {
     fn split_off_left(&self) -> Self {
         FilterMapConsumer {
@@ -139,28 +169,20 @@ struct FilterMapFolder<'p, C, P> {
     op: &'p P,
 }
 
-impl<T, R, C, P> Folder<T> for FilterMapFolder<'_, C, P>
+impl<T, C, P> Folder<T> for FilterMapFolder<'_, C, P>
 where
-    C: Folder<R>,
-    P: Fn(T) -> Option<R>,
+    P: Selection<T>,
+    C: Folder<P::Out>,
 {
     type Result = C::Result;
 
     fn consume(self, item: T) -> Self {
-        match (self.op)(item) {
+        match self.op.select(item) {
             Some(kept) => FilterMapFolder {
                 base: self.base.consume(kept),
                 op: self.op,
             },
             None => self,
-        }
-    }
-
-    fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
-        let op = self.op;
-        FilterMapFolder {
-            base: self.base.consume_iter(iter.into_iter().filter_map(op)),
-            op,
         }
     }
 
