@@ -1,5 +1,6 @@
-//! The consumers of [`for_each`](super::ParallelIterator::for_each) and
-//! [`for_each_with`](super::ParallelIterator::for_each_with).
+//! The consumer of [`for_each_with`](super::ParallelIterator::for_each_with),
+//! and of [`for_each`](super::ParallelIterator::for_each) with `()` for
+//! the piece's state.
 
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 
@@ -8,59 +9,6 @@ pub(super) struct NoopReducer;
 
 impl Reducer<()> for NoopReducer {
     fn reduce(self, _left: (), _right: ()) {}
-}
-
-/// Calls `op` on every item; its own folder.
-pub(super) struct ForEachConsumer<'f, F> {
-    pub(super) op: &'f F,
-}
-
-impl<T, F: Fn(T) + Sync> Consumer<T> for ForEachConsumer<'_, F> {
-    type Folder = Self;
-    type Reducer = NoopReducer;
-    type Result = ();
-
-    fn split_at(self, _index: usize) -> (Self, Self, NoopReducer) {
-        (self.split_off_left(), self, NoopReducer)
-    }
-
-    fn into_folder(self) -> Self {
-        self
-    }
-
-    fn full(&self) -> bool {
-        false
-    }
-}
-
-impl<T, F: Fn(T) + Sync> UnindexedConsumer<T> for ForEachConsumer<'_, F> {
-    fn split_off_left(&self) -> Self {
-        ForEachConsumer { op: self.op }
-    }
-
-    fn to_reducer(&self) -> NoopReducer {
-        NoopReducer
-    }
-}
-
-impl<T, F: Fn(T)> Folder<T> for ForEachConsumer<'_, F> {
-    type Result = ();
-
-    fn consume(self, item: T) -> Self {
-        (self.op)(item);
-        self
-    }
-
-    fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
-        iter.into_iter().for_each(self.op);
-        self
-    }
-
-    fn complete(self) {}
-
-    fn full(&self) -> bool {
-        false
-    }
 }
 
 /// Calls `op` on every item with a `&mut` to its piece's clone of `item`;
@@ -114,6 +62,12 @@ impl<T, F: Fn(&mut U, T), U> Folder<T> for ForEachWithConsumer<'_, F, U> {
 
     fn consume(mut self, item: T) -> Self {
         (self.op)(&mut self.item, item);
+        self
+    }
+
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        // Internal iteration: `for_each` runs chained adapters' own loops.
+        iter.into_iter().for_each(|item| (self.op)(&mut self.item, item));
         self
     }
 

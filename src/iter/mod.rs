@@ -75,7 +75,8 @@ pub trait ParallelIterator: Sized + Send {
     where
         OP: Fn(Self::Item) + Sync + Send,
     {
-        self.drive_unindexed(for_each::ForEachConsumer { op: &op })
+        let op = |_: &mut (), item| op(item);
+        self.drive_unindexed(for_each::ForEachWithConsumer { op: &op, item: () })
     }
 
     /// Calls `op` on every item with a `&mut` to a clone of `init`, one

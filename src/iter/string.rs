@@ -4,6 +4,7 @@
 
 use super::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use super::ParallelIterator;
+use std::marker::PhantomData;
 
 /// Pieces of text that are cheaper to scan sequentially than to split.
 const MIN_SPLIT: usize = 1 << 10;
@@ -61,19 +62,100 @@ impl ParallelString for str {
     }
 }
 
-/// Splits `text` at a character chosen by `is_separator` near its middle:
-/// the index of the first such character at or after the middle, else the
-/// last one before it.
-fn separator_near_middle(text: &str, is_separator: impl Fn(char) -> bool) -> Option<(usize, char)> {
-    let mut mid = text.len() / 2;
-    while !text.is_char_boundary(mid) {
-        mid += 1;
+/// How a kind of piece of text is cut: at which character near the middle,
+/// where the cut goes relative to it, and how a piece is iterated.
+trait Cut {
+    /// The separators it may be cut at.
+    fn is_separator(c: char) -> bool;
+    /// The cut for a separator at byte `at` that is `len` bytes long:
+    /// `None` if cutting there would leave a side without items.
+    fn cut_at(text: &str, at: usize, len: usize) -> Option<usize>;
+    /// Feeds the piece's items to `folder`.
+    fn fold<'a, F: Folder<&'a str>>(text: &'a str, folder: F) -> F;
+}
+
+/// Words: cut before a whitespace character, which the right side then
+/// skips as leading whitespace.
+struct Words;
+
+impl Cut for Words {
+    fn is_separator(c: char) -> bool {
+        c.is_whitespace()
     }
-    let (before, after) = text.split_at(mid);
-    let forward = after.char_indices().find(|&(_, c)| is_separator(c));
-    forward
-        .map(|(i, c)| (mid + i, c))
-        .or_else(|| before.char_indices().rev().find(|&(_, c)| is_separator(c)))
+
+    fn cut_at(_text: &str, at: usize, _len: usize) -> Option<usize> {
+        (at > 0).then_some(at)
+    }
+
+    fn fold<'a, F: Folder<&'a str>>(text: &'a str, folder: F) -> F {
+        folder.consume_iter(text.split_whitespace())
+    }
+}
+
+/// Lines: cut after a `\n`, so the left side ends with a whole line; not
+/// when nothing follows it.
+struct LineBreaks;
+
+impl Cut for LineBreaks {
+    fn is_separator(c: char) -> bool {
+        c == '\n'
+    }
+
+    fn cut_at(text: &str, at: usize, len: usize) -> Option<usize> {
+        (at + len < text.len()).then_some(at + len)
+    }
+
+    fn fold<'a, F: Folder<&'a str>>(text: &'a str, folder: F) -> F {
+        folder.consume_iter(text.lines())
+    }
+}
+
+/// A piece of text cut as `K` says: the producer of both iterators.
+struct Text<'a, K> {
+    text: &'a str,
+    kind: PhantomData<K>,
+}
+
+impl<'a, K> Text<'a, K> {
+    fn new(text: &'a str) -> Self {
+        Text {
+            text,
+            kind: PhantomData,
+        }
+    }
+}
+
+impl<'a, K: Cut + Send> UnindexedProducer for Text<'a, K> {
+    type Item = &'a str;
+
+    fn split(self) -> (Self, Option<Self>) {
+        if self.text.len() < MIN_SPLIT {
+            return (self, None);
+        }
+        // The first separator at or after the middle, else the last one
+        // before it.
+        let mut mid = self.text.len() / 2;
+        while !self.text.is_char_boundary(mid) {
+            mid += 1;
+        }
+        let (before, after) = self.text.split_at(mid);
+        let separator = after
+            .char_indices()
+            .find(|&(_, c)| K::is_separator(c))
+            .map(|(i, c)| (mid + i, c))
+            .or_else(|| before.char_indices().rev().find(|&(_, c)| K::is_separator(c)));
+        match separator.and_then(|(at, c)| K::cut_at(self.text, at, c.len_utf8())) {
+            Some(cut) => {
+                let (left, right) = self.text.split_at(cut);
+                (Text::new(left), Some(Text::new(right)))
+            }
+            None => (self, None),
+        }
+    }
+
+    fn fold_with<F: Folder<&'a str>>(self, folder: F) -> F {
+        K::fold(self.text, folder)
+    }
 }
 
 /// The iterator of [`par_split_whitespace`](ParallelString::par_split_whitespace).
@@ -93,33 +175,7 @@ impl<'a> ParallelIterator for SplitWhitespace<'a> {
     type Item = &'a str;
 
     fn drive_unindexed<C: UnindexedConsumer<&'a str>>(self, consumer: C) -> C::Result {
-        bridge_unindexed(self, consumer)
-    }
-}
-
-impl<'a> UnindexedProducer for SplitWhitespace<'a> {
-    type Item = &'a str;
-
-    fn split(self) -> (Self, Option<Self>) {
-        if self.text.len() < MIN_SPLIT {
-            return (self, None);
-        }
-        match separator_near_middle(self.text, char::is_whitespace) {
-            // Both sides keep their own words; the separator goes right,
-            // where it is skipped as leading whitespace.
-            Some((at, _)) if at > 0 => {
-                let (left, right) = self.text.split_at(at);
-                (
-                    SplitWhitespace { text: left },
-                    Some(SplitWhitespace { text: right }),
-                )
-            }
-            _ => (self, None),
-        }
-    }
-
-    fn fold_with<F: Folder<&'a str>>(self, folder: F) -> F {
-        folder.consume_iter(self.text.split_whitespace())
+        bridge_unindexed(Text::<Words>::new(self.text), consumer)
     }
 }
 
@@ -140,29 +196,6 @@ impl<'a> ParallelIterator for Lines<'a> {
     type Item = &'a str;
 
     fn drive_unindexed<C: UnindexedConsumer<&'a str>>(self, consumer: C) -> C::Result {
-        bridge_unindexed(self, consumer)
-    }
-}
-
-impl<'a> UnindexedProducer for Lines<'a> {
-    type Item = &'a str;
-
-    fn split(self) -> (Self, Option<Self>) {
-        if self.text.len() < MIN_SPLIT {
-            return (self, None);
-        }
-        match separator_near_middle(self.text, |c| c == '\n') {
-            // The left side keeps its `\n`, so it ends with a whole line;
-            // a right side that would be empty is not split off.
-            Some((at, _)) if at + 1 < self.text.len() => {
-                let (left, right) = self.text.split_at(at + 1);
-                (Lines { text: left }, Some(Lines { text: right }))
-            }
-            _ => (self, None),
-        }
-    }
-
-    fn fold_with<F: Folder<&'a str>>(self, folder: F) -> F {
-        folder.consume_iter(self.text.lines())
+        bridge_unindexed(Text::<LineBreaks>::new(self.text), consumer)
     }
 }
