@@ -101,6 +101,9 @@ fn reductions_match_std() {
             let pos = |found: Option<&u64>| found.map(|r| (r as *const u64).addr());
             assert_eq!(pos(v.par_iter().min_by_key(key)), pos(v.iter().min_by_key(key)));
             assert_eq!(pos(v.par_iter().max_by_key(key)), pos(v.iter().max_by_key(key)));
+            let by = |a: &&u64, b: &&u64| (**a % 10).cmp(&(**b % 10));
+            assert_eq!(pos(v.par_iter().min_by(by)), pos(v.iter().min_by(by)));
+            assert_eq!(pos(v.par_iter().max_by(by)), pos(v.iter().max_by(by)));
             assert_eq!(
                 v.par_iter().copied().reduce(|| 0, u64::max),
                 v.iter().copied().fold(0, u64::max)

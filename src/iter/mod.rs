@@ -338,6 +338,38 @@ pub trait ParallelIterator: Sized + Send {
         self.reduce_with(std::cmp::max)
     }
 
+    /// The least item by `f`, the first of equal ones, as
+    /// [`Iterator::min_by`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let least = [2.5f64, -1.0, 3.0].par_iter().min_by(|a, b| a.total_cmp(b));
+    /// assert_eq!(least, Some(&-1.0));
+    /// ```
+    fn min_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Sync + Send + Fn(&Self::Item, &Self::Item) -> std::cmp::Ordering,
+    {
+        self.reduce_with(|a, b| if f(&b, &a).is_lt() { b } else { a })
+    }
+
+    /// The greatest item by `f`, the last of equal ones, as
+    /// [`Iterator::max_by`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let greatest = [2.5f64, -1.0, 3.0].par_iter().max_by(|a, b| a.total_cmp(b));
+    /// assert_eq!(greatest, Some(&3.0));
+    /// ```
+    fn max_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Sync + Send + Fn(&Self::Item, &Self::Item) -> std::cmp::Ordering,
+    {
+        self.reduce_with(|a, b| if f(&b, &a).is_ge() { b } else { a })
+    }
+
     /// The item whose key is least, the first of equal ones.
     ///
     /// ```

@@ -31,6 +31,7 @@ mod quicksort;
 mod sort;
 pub(crate) mod splitter;
 
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 pub(crate) use sort::{sort_by, sort_unstable_by};
 
 // For the intra-doc links above.
