@@ -460,6 +460,26 @@ fn stolen_pieces_are_split_again() {
     assert!(right.len() >= 4);
 }
 
+/// `with_min_len` bounds the pieces from below; long text is split into
+/// pieces at all (and in order, as `strings_and_maps_match_std` checks).
+#[test]
+fn pieces_respect_min_len_and_text_splits() {
+    on_pools(|| {
+        let pieces: Vec<usize> = (0..1_000u32)
+            .into_par_iter()
+            .with_min_len(300)
+            .fold(|| 0usize, |n, _| n + 1)
+            .collect();
+        assert_eq!(pieces.iter().sum::<usize>(), 1_000);
+        assert!(pieces.iter().all(|&n| n >= 300), "{pieces:?}");
+        let text = "word ".repeat(10_000);
+        let pieces = text.par_split_whitespace().fold(|| 0usize, |n, _| n + 1).count();
+        assert!(pieces >= 2, "{pieces} pieces");
+        let lines = "line\n".repeat(10_000);
+        assert!(lines.par_lines().fold(|| 0usize, |n, _| n + 1).count() >= 2);
+    });
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
