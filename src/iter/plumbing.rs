@@ -8,7 +8,54 @@
 //! another worker steals is split again there.
 //!
 //! Users need none of this to use the iterators; it is public so that new
-//! sources and adapters can be written outside the crate.
+//! sources and adapters can be written outside the crate. A new indexed
+//! source is a producer that splits, and two short trait impls:
+//!
+//! ```
+//! use stealpool::iter::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
+//! use stealpool::prelude::*;
+//!
+//! /// The squares of `start..end`.
+//! struct Squares {
+//!     start: u64,
+//!     end: u64,
+//! }
+//!
+//! impl Producer for Squares {
+//!     type Item = u64;
+//!     type IntoIter = std::iter::Map<std::ops::Range<u64>, fn(u64) -> u64>;
+//!     fn into_iter(self) -> Self::IntoIter {
+//!         (self.start..self.end).map(|x| x * x)
+//!     }
+//!     fn split_at(self, index: usize) -> (Self, Self) {
+//!         let mid = self.start + index as u64;
+//!         (Squares { start: self.start, end: mid }, Squares { start: mid, end: self.end })
+//!     }
+//! }
+//!
+//! impl ParallelIterator for Squares {
+//!     type Item = u64;
+//!     fn drive_unindexed<C: UnindexedConsumer<u64>>(self, consumer: C) -> C::Result {
+//!         bridge(self, consumer)
+//!     }
+//!     fn opt_len(&self) -> Option<usize> {
+//!         Some(self.len())
+//!     }
+//! }
+//!
+//! impl IndexedParallelIterator for Squares {
+//!     fn len(&self) -> usize {
+//!         (self.end - self.start) as usize
+//!     }
+//!     fn with_producer<CB: ProducerCallback<u64>>(self, callback: CB) -> CB::Output {
+//!         callback.callback(self)
+//!     }
+//! }
+//!
+//! let squares: Vec<u64> = Squares { start: 0, end: 5 }.collect();
+//! assert_eq!(squares, [0, 1, 4, 9, 16]);
+//! assert_eq!(Squares { start: 0, end: 100 }.enumerate().filter(|(i, s)| *s == (i * i) as u64).count(), 100);
+//! ```
 
 use super::IndexedParallelIterator;
 use crate::par::on_pool::{CurrentPool, OnPool};
