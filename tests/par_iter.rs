@@ -406,6 +406,23 @@ fn results_drop_every_item_once() {
 }
 
 #[test]
+fn nested_iterators_run_on_the_same_pool() {
+    on_pools(|| {
+        let nested: u64 = (0..200u64)
+            .into_par_iter()
+            .map(|i| (0..i).into_par_iter().map(|j| j * i).sum::<u64>())
+            .sum();
+        let expected: u64 = (0..200u64).map(|i| (0..i).map(|j| j * i).sum::<u64>()).sum();
+        assert_eq!(nested, expected);
+        let words: Vec<Vec<usize>> = ["a bb", "ccc d", ""]
+            .par_iter()
+            .map(|line| line.par_split_whitespace().map(str::len).collect())
+            .collect();
+        assert_eq!(words, [vec![1, 2], vec![3, 1], vec![]]);
+    });
+}
+
+#[test]
 fn install_scopes_the_iterators_to_its_pool() {
     let pool = ThreadPool::builder()
         .num_threads(2)
