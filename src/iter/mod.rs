@@ -495,12 +495,56 @@ pub trait ParallelIterator: Sized + Send {
     /// is built on.
     ///
     /// ```
-    /// use stealpool::iter::plumbing::{Consumer, Folder};
+    /// use stealpool::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
     /// use stealpool::prelude::*;
     ///
-    /// // `sum`, through the plumbing.
-    /// let sum: u32 = (1..4u32).into_par_iter().sum();
-    /// assert_eq!(sum, 6);
+    /// /// Counts the items: each piece counts its own, and counts add up.
+    /// struct Count;
+    /// struct Add;
+    /// struct Counter(usize);
+    ///
+    /// impl Reducer<usize> for Add {
+    ///     fn reduce(self, left: usize, right: usize) -> usize {
+    ///         left + right
+    ///     }
+    /// }
+    /// impl<T> Folder<T> for Counter {
+    ///     type Result = usize;
+    ///     fn consume(self, _item: T) -> Self {
+    ///         Counter(self.0 + 1)
+    ///     }
+    ///     fn complete(self) -> usize {
+    ///         self.0
+    ///     }
+    ///     fn full(&self) -> bool {
+    ///         false
+    ///     }
+    /// }
+    /// impl<T> Consumer<T> for Count {
+    ///     type Folder = Counter;
+    ///     type Reducer = Add;
+    ///     type Result = usize;
+    ///     fn split_at(self, _index: usize) -> (Self, Self, Add) {
+    ///         (Count, Count, Add)
+    ///     }
+    ///     fn into_folder(self) -> Counter {
+    ///         Counter(0)
+    ///     }
+    ///     fn full(&self) -> bool {
+    ///         false
+    ///     }
+    /// }
+    /// impl<T> UnindexedConsumer<T> for Count {
+    ///     fn split_off_left(&self) -> Self {
+    ///         Count
+    ///     }
+    ///     fn to_reducer(&self) -> Add {
+    ///         Add
+    ///     }
+    /// }
+    ///
+    /// let evens = (0..1_000u32).into_par_iter().filter(|x| x % 2 == 0);
+    /// assert_eq!(evens.drive_unindexed(Count), 500);
     /// ```
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
