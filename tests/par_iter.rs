@@ -71,6 +71,12 @@ fn sources_and_adapters_match_std() {
             let chunks: Vec<Vec<u64>> = v.chunks(3).map(<[u64]>::to_vec).collect();
             assert_eq!(v.par_iter().copied().chunks(3).collect::<Vec<_>>(), chunks);
             assert_eq!(v.par_iter().with_min_len(100).copied().collect::<Vec<_>>(), v);
+            for k in [0, 1, n as usize / 3, n as usize, n as usize + 5] {
+                let take: Vec<u64> = v.iter().copied().take(k).collect();
+                assert_eq!(v.clone().into_par_iter().take(k).collect::<Vec<_>>(), take);
+                let skip: Vec<u64> = v.iter().copied().skip(k).collect();
+                assert_eq!(v.par_iter().copied().skip(k).collect::<Vec<_>>(), skip);
+            }
             let slice_chunks: Vec<u64> = v.chunks(7).map(|c| c.iter().sum()).collect();
             assert_eq!(
                 v.par_chunks(7).map(|c| c.iter().sum()).collect::<Vec<u64>>(),

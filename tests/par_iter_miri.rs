@@ -48,6 +48,10 @@ fn drain_stopped_early_drops_the_rest() {
     assert_eq!(found.as_deref(), Some("3"));
     let kept: Vec<String> = pool.install(|| strings().into_par_iter().filter(|s| s.len() == 1).collect());
     assert_eq!(kept.len(), 10);
+    let first: Vec<String> = pool.install(|| strings().into_par_iter().take(5).collect());
+    assert_eq!(first, ["0", "1", "2", "3", "4"]);
+    let last: Vec<String> = pool.install(|| strings().into_par_iter().skip(N - 2).collect());
+    assert_eq!(last.len(), 2);
 }
 
 #[test]

@@ -33,7 +33,7 @@ mod slice;
 mod string;
 mod vec;
 
-pub use adapters::{Chunks, Enumerate, Filter, FilterMap, FlatMapIter, Fold, Map, MinLen, Zip};
+pub use adapters::{Chunks, Enumerate, Filter, FilterMap, FlatMapIter, Fold, Map, MinLen, Skip, Take, Zip};
 pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
 pub use slice::{
     Chunks as SliceChunks, ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut,
@@ -673,6 +673,29 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn with_min_len(self, min: usize) -> MinLen<Self> {
         MinLen::new(self, min)
+    }
+
+    /// The first `n` items (all of them if there are fewer).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let v: Vec<u64> = (0..u64::MAX).into_par_iter().take(4).collect();
+    /// assert_eq!(v, [0, 1, 2, 3]);
+    /// ```
+    fn take(self, n: usize) -> Take<Self> {
+        Take::new(self, n)
+    }
+
+    /// All but the first `n` items (none if there are fewer).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// assert_eq!([1, 2, 3].par_iter().skip(1).sum::<i32>(), 5);
+    /// ```
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip::new(self, n)
     }
 
     /// The index of some item for which `predicate` holds, not
