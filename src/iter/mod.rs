@@ -33,7 +33,9 @@ mod slice;
 mod string;
 mod vec;
 
-pub use adapters::{Chunks, Enumerate, Filter, FilterMap, FlatMapIter, Fold, Map, MinLen, Skip, Take, Zip};
+pub use adapters::{
+    Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MinLen, Skip, Take, Zip,
+};
 pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
 pub use slice::{
     Chunks as SliceChunks, ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut,
@@ -180,6 +182,24 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         FilterMap::new(self, filter_op)
+    }
+
+    /// Maps every item to a parallel iterator and yields their items, in
+    /// order; each inner iterator is split on the pool too.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let rows = vec![vec![1, 2], vec![], vec![3]];
+    /// let flat: Vec<i32> = rows.par_iter().flat_map(|row| row.par_iter().copied()).collect();
+    /// assert_eq!(flat, [1, 2, 3]);
+    /// ```
+    fn flat_map<F, PI>(self, map_op: F) -> FlatMap<Self, F>
+    where
+        F: Fn(Self::Item) -> PI + Sync + Send,
+        PI: IntoParallelIterator,
+    {
+        FlatMap::new(self, map_op)
     }
 
     /// Maps every item to a sequential iterator and yields their items,

@@ -6,6 +6,7 @@
 mod chunks;
 mod enumerate;
 mod filter;
+mod flat_map;
 mod flat_map_iter;
 mod fold;
 mod map;
@@ -16,6 +17,7 @@ mod zip;
 pub use chunks::Chunks;
 pub use enumerate::Enumerate;
 pub use filter::{Filter, FilterMap};
+pub use flat_map::FlatMap;
 pub use flat_map_iter::FlatMapIter;
 pub use fold::Fold;
 pub use map::Map;
