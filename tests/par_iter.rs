@@ -138,6 +138,16 @@ fn reductions_match_std() {
                 Some(i) => assert_eq!(v[i], 42),
                 None => assert!(!v.contains(&42)),
             }
+            let checked: Result<Vec<u64>, u64> = v
+                .par_iter()
+                .map(|&x| if x == 999 { Err(x) } else { Ok(x) })
+                .collect();
+            assert_eq!(
+                checked,
+                v.iter().map(|&x| if x == 999 { Err(x) } else { Ok(x) }).collect()
+            );
+            let some: Option<Vec<u64>> = v.par_iter().map(|&x| x.checked_sub(1)).collect();
+            assert_eq!(some, v.iter().map(|&x| x.checked_sub(1)).collect());
             let (evens, odds): (Vec<u64>, Vec<bool>) = v.par_iter().map(|&x| (x, x % 2 == 1)).unzip();
             assert_eq!(evens, v);
             assert_eq!(odds, v.iter().map(|x| x % 2 == 1).collect::<Vec<_>>());

@@ -1,5 +1,5 @@
 //! Collecting: [`FromParallelIterator`] and [`ParallelExtend`] for `Vec`,
-//! `String` and `HashMap`, and `unzip`.
+//! `String` and `HashMap` (and `Result` and `Option` of those), and `unzip`.
 //!
 //! An indexed iterator collected into a `Vec` writes every piece's items
 //! straight into their places in the vector's spare capacity (I2, I3). An
@@ -366,4 +366,36 @@ where
     from_a.par_extend(all_a);
     from_b.par_extend(all_b);
     (from_a, from_b)
+}
+
+/// Collects the `Ok` values, or returns an `Err` if any item is one (the
+/// first in order; all items are computed).
+impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+    E: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Result<T, E>>>(par_iter: I) -> Self {
+        let mut items: Vec<Result<T, E>> = Vec::from_par_iter(par_iter);
+        if let Some(at) = items.iter().position(Result::is_err) {
+            return Err(items.swap_remove(at).err().expect("an error at `at`"));
+        }
+        Ok(C::from_par_iter(items.into_par_iter().filter_map(Result::ok)))
+    }
+}
+
+/// Collects the `Some` values, or returns `None` if any item is `None`.
+impl<C, T> FromParallelIterator<Option<T>> for Option<C>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Option<T>>>(par_iter: I) -> Self {
+        let items: Vec<Option<T>> = Vec::from_par_iter(par_iter);
+        if items.iter().any(Option::is_none) {
+            return None;
+        }
+        Some(C::from_par_iter(items.into_par_iter().filter_map(|item| item)))
+    }
 }

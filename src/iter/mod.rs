@@ -861,13 +861,18 @@ where
 }
 
 /// A collection that [`collect`](ParallelIterator::collect) can build:
-/// `Vec<T>`, `String` (from `char`, `&str`, `String`), `HashMap<K, V>`.
+/// `Vec<T>`, `String` (from `char`, `&str`, `String`), `HashMap<K, V>`,
+/// and `Result<C, E>` or `Option<C>` of any of them.
 ///
 /// ```
 /// use stealpool::prelude::*;
 ///
 /// let s: String = ["con", "cat"].par_iter().copied().collect();
 /// assert_eq!(s, "concat");
+/// let parsed: Result<Vec<u8>, _> = ["1", "2"].par_iter().map(|s| s.parse::<u8>()).collect();
+/// assert_eq!(parsed, Ok(vec![1, 2]));
+/// let failed: Result<Vec<u8>, _> = ["1", "x"].par_iter().map(|s| s.parse::<u8>()).collect();
+/// assert!(failed.is_err());
 /// ```
 pub trait FromParallelIterator<T: Send> {
     /// Builds the collection from the items, kept in order where the
