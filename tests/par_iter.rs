@@ -175,6 +175,21 @@ fn for_each_and_mutation_see_every_item_once() {
             .iter()
             .enumerate()
             .all(|(i, &(j, count))| i == j && count >= 1));
+        let inits = AtomicUsize::new(0);
+        let total = AtomicUsize::new(0);
+        (0..n).into_par_iter().for_each_init(
+            || {
+                inits.fetch_add(1, SeqCst);
+                Vec::new()
+            },
+            |seen: &mut Vec<usize>, i| {
+                seen.push(i);
+                total.fetch_add(1, SeqCst);
+            },
+        );
+        assert_eq!(total.load(SeqCst), n);
+        // Once per piece, not per item.
+        assert!((1..=64).contains(&inits.load(SeqCst)), "{inits:?}");
         let mut v: Vec<usize> = (0..n).collect();
         v.par_iter_mut().for_each(|x| *x *= 2);
         assert!(v.iter().enumerate().all(|(i, &x)| x == 2 * i));

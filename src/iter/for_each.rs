@@ -1,6 +1,7 @@
-//! The consumer of [`for_each_with`](super::ParallelIterator::for_each_with),
-//! and of [`for_each`](super::ParallelIterator::for_each) with `()` for
-//! the piece's state.
+//! The consumer of [`for_each`](super::ParallelIterator::for_each),
+//! [`for_each_with`](super::ParallelIterator::for_each_with) and
+//! [`for_each_init`](super::ParallelIterator::for_each_init): `op` called
+//! on every item with a `&mut` to its piece's state.
 
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 
@@ -11,19 +12,58 @@ impl Reducer<()> for NoopReducer {
     fn reduce(self, _left: (), _right: ()) {}
 }
 
-/// Calls `op` on every item with a `&mut` to its piece's clone of `item`;
-/// its own folder.
-pub(super) struct ForEachWithConsumer<'f, F, U> {
-    pub(super) op: &'f F,
-    pub(super) item: U,
+/// Where each piece's state comes from.
+pub(super) trait StateSource: Send + Sized {
+    /// The state.
+    type State;
+    /// The source for a piece split off to the left.
+    fn split(&self) -> Self;
+    /// This piece's state.
+    fn into_state(self) -> Self::State;
 }
 
-impl<T, F, U> Consumer<T> for ForEachWithConsumer<'_, F, U>
+/// `for_each_with`'s: a clone of one value per piece (`for_each`'s: `()`).
+pub(super) struct Cloned<U>(pub(super) U);
+
+impl<U: Send + Clone> StateSource for Cloned<U> {
+    type State = U;
+
+    fn split(&self) -> Self {
+        Cloned(self.0.clone())
+    }
+
+    fn into_state(self) -> U {
+        self.0
+    }
+}
+
+/// `for_each_init`'s: `init()`, once per piece.
+pub(super) struct Init<'f, I>(pub(super) &'f I);
+
+impl<U, I: Fn() -> U + Sync> StateSource for Init<'_, I> {
+    type State = U;
+
+    fn split(&self) -> Self {
+        Init(self.0)
+    }
+
+    fn into_state(self) -> U {
+        (self.0)()
+    }
+}
+
+/// Calls `op` on every item with a `&mut` to its piece's state.
+pub(super) struct ForEachConsumer<'f, F, S> {
+    pub(super) op: &'f F,
+    pub(super) source: S,
+}
+
+impl<'f, T, F, S> Consumer<T> for ForEachConsumer<'f, F, S>
 where
-    F: Fn(&mut U, T) + Sync,
-    U: Send + Clone,
+    F: Fn(&mut S::State, T) + Sync,
+    S: StateSource,
 {
-    type Folder = Self;
+    type Folder = ForEachFolder<'f, F, S::State>;
     type Reducer = NoopReducer;
     type Result = ();
 
@@ -31,8 +71,11 @@ where
         (self.split_off_left(), self, NoopReducer)
     }
 
-    fn into_folder(self) -> Self {
-        self
+    fn into_folder(self) -> Self::Folder {
+        ForEachFolder {
+            op: self.op,
+            state: self.source.into_state(),
+        }
     }
 
     fn full(&self) -> bool {
@@ -40,15 +83,15 @@ where
     }
 }
 
-impl<T, F, U> UnindexedConsumer<T> for ForEachWithConsumer<'_, F, U>
+impl<T, F, S> UnindexedConsumer<T> for ForEachConsumer<'_, F, S>
 where
-    F: Fn(&mut U, T) + Sync,
-    U: Send + Clone,
+    F: Fn(&mut S::State, T) + Sync,
+    S: StateSource,
 {
     fn split_off_left(&self) -> Self {
-        ForEachWithConsumer {
+        ForEachConsumer {
             op: self.op,
-            item: self.item.clone(),
+            source: self.source.split(),
         }
     }
 
@@ -57,17 +100,23 @@ where
     }
 }
 
-impl<T, F: Fn(&mut U, T), U> Folder<T> for ForEachWithConsumer<'_, F, U> {
+/// One piece's calls, with its state.
+pub(super) struct ForEachFolder<'f, F, U> {
+    op: &'f F,
+    state: U,
+}
+
+impl<T, F: Fn(&mut U, T), U> Folder<T> for ForEachFolder<'_, F, U> {
     type Result = ();
 
     fn consume(mut self, item: T) -> Self {
-        (self.op)(&mut self.item, item);
+        (self.op)(&mut self.state, item);
         self
     }
 
     fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
         // Internal iteration: `for_each` runs chained adapters' own loops.
-        iter.into_iter().for_each(|item| (self.op)(&mut self.item, item));
+        iter.into_iter().for_each(|item| (self.op)(&mut self.state, item));
         self
     }
 

@@ -78,7 +78,8 @@ pub trait ParallelIterator: Sized + Send {
         OP: Fn(Self::Item) + Sync + Send,
     {
         let op = |_: &mut (), item| op(item);
-        self.drive_unindexed(for_each::ForEachWithConsumer { op: &op, item: () })
+        let source = for_each::Cloned(());
+        self.drive_unindexed(for_each::ForEachConsumer { op: &op, source })
     }
 
     /// Calls `op` on every item with a `&mut` to a clone of `init`, one
@@ -99,7 +100,33 @@ pub trait ParallelIterator: Sized + Send {
         OP: Fn(&mut T, Self::Item) + Sync + Send,
         T: Send + Clone,
     {
-        self.drive_unindexed(for_each::ForEachWithConsumer { op: &op, item: init })
+        let source = for_each::Cloned(init);
+        self.drive_unindexed(for_each::ForEachConsumer { op: &op, source })
+    }
+
+    /// Calls `op` on every item with a `&mut` to a value made by `init()`,
+    /// once per piece: per-piece state that cannot be cloned or sent, such
+    /// as a random number generator or a buffer.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use stealpool::prelude::*;
+    ///
+    /// let longest = AtomicUsize::new(0);
+    /// (0..1_000u32).into_par_iter().for_each_init(String::new, |buffer, x| {
+    ///     buffer.clear();
+    ///     buffer.push_str(&x.to_string());
+    ///     longest.fetch_max(buffer.len(), Ordering::Relaxed);
+    /// });
+    /// assert_eq!(longest.into_inner(), 3);
+    /// ```
+    fn for_each_init<OP, INIT, T>(self, init: INIT, op: OP)
+    where
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+    {
+        let source = for_each::Init(&init);
+        self.drive_unindexed(for_each::ForEachConsumer { op: &op, source })
     }
 
     /// Applies `map_op` to every item.
