@@ -10,12 +10,26 @@ use std::collections::HashMap;
 use std::num::Wrapping;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use stealpool::prelude::*;
 use stealpool::ThreadPool;
 
 mod common;
-use common::{message, quiet_expected_panics, EXPECTED};
+use common::{message, quiet_expected_panics_or, EXPECTED};
+
+/// Keeps the panics these tests cause on purpose off stderr: those with
+/// [`EXPECTED`] and the zero-size ones.
+fn quiet() {
+    quiet_expected_panics_or(|payload| {
+        message(payload).is_some_and(|m| m.contains("must not be zero") || m.contains("must be non-zero"))
+    });
+}
+
+/// One 2-worker pool for the property tests' many cases.
+fn two_workers() -> &'static ThreadPool {
+    static POOL: OnceLock<ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| ThreadPool::new(2))
+}
 
 /// Runs `check` on a 1-worker pool, a 2-worker pool and the global pool.
 fn on_pools(check: impl Fn() + Sync) {
@@ -245,7 +259,7 @@ fn strings_and_maps_match_std() {
 #[test]
 fn sorts_match_std() {
     on_pools(|| {
-        for n in [0u64, 1, 100, 50_000] {
+        for n in [0u64, 1, 100, 12_000] {
             let v: Vec<(u64, u64)> = data(n).into_iter().zip(0..).collect();
             let mut expected = v.clone();
             expected.sort_by_key(|p| p.0);
@@ -325,7 +339,7 @@ fn extreme_ranges_do_not_overflow() {
 }
 
 fn panic_message(f: impl FnOnce()) -> String {
-    quiet_expected_panics();
+    quiet();
     let payload = panic::catch_unwind(AssertUnwindSafe(f)).expect_err("should panic");
     message(&*payload).unwrap_or_default()
 }
@@ -362,7 +376,7 @@ impl Drop for Counted<'_> {
 
 #[test]
 fn panics_reach_the_caller_and_leak_nothing() {
-    quiet_expected_panics();
+    quiet();
     on_pools(|| {
         for n in [1u32, 10, 5_000] {
             for bad in [0, n / 2, n - 1] {
@@ -529,12 +543,11 @@ fn pieces_respect_min_len_and_text_splits() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(32))]
 
     #[test]
     fn map_filter_sum_match_std(v in proptest::collection::vec(any::<u32>(), 0..3_000), m in 1u32..20) {
-        let pool = ThreadPool::new(2);
-        pool.install(|| {
+        two_workers().install(|| {
             let seq: Vec<u64> = v.iter().filter(|&&x| x % m == 0).map(|&x| u64::from(x) * 2).collect();
             let par: Vec<u64> = v.par_iter().filter(|&&x| x % m == 0).map(|&x| u64::from(x) * 2).collect();
             prop_assert_eq!(&par, &seq);
@@ -545,11 +558,11 @@ proptest! {
     }
 
     #[test]
-    fn sorts_match_std_sort(mut v in proptest::collection::vec(any::<i16>(), 0..20_000)) {
+    fn sorts_match_std_sort(mut v in proptest::collection::vec(any::<i16>(), 0..12_000)) {
         let mut expected = v.clone();
         expected.sort();
         let mut unstable = v.clone();
-        ThreadPool::new(2).install(|| {
+        two_workers().install(|| {
             v.par_sort();
             unstable.par_sort_unstable();
         });
@@ -560,7 +573,7 @@ proptest! {
     #[test]
     fn words_and_lines_match_std(words in proptest::collection::vec("[a-c ]{0,6}(\n|\r\n| |\t)", 0..600)) {
         let text: String = words.concat();
-        ThreadPool::new(2).install(|| {
+        two_workers().install(|| {
             prop_assert_eq!(text.par_split_whitespace().collect::<Vec<_>>(), text.split_whitespace().collect::<Vec<_>>());
             prop_assert_eq!(text.par_lines().collect::<Vec<_>>(), text.lines().collect::<Vec<_>>());
             Ok(())
