@@ -6,6 +6,7 @@
 //! cargo run --release --example report            # about a minute
 //! cargo run --release --example report -- --rounds 5
 //! cargo run --release --example report -- --fork-join   # section [6] only
+//! cargo run --release --example report -- --par-iter    # parallel iterators vs rayon's
 //! cargo run --release --example report -- --csv report.csv
 //! cargo run --release --example report -- --help
 //! ```
@@ -39,6 +40,8 @@
 mod cli;
 #[path = "../benches/common/mutex_pool.rs"]
 mod mutex_pool;
+#[path = "common/par_iter_bench.rs"]
+mod par_iter_bench;
 #[path = "common/summary.rs"]
 mod summary;
 #[path = "../benches/common/workloads.rs"]
@@ -1518,6 +1521,10 @@ const OPTIONS: &[cli::Opt] = &[
         "fork-join",
         "run section [6] (fork-join against chili and rayon) alone",
     ),
+    cli::switch(
+        "par-iter",
+        "run the parallel iterators against rayon's alone (its own table)",
+    ),
     cli::opt(
         "csv",
         "PATH",
@@ -1556,6 +1563,11 @@ fn main() {
     let start = Instant::now();
     println!("stealpool benchmark report (best of {rounds} rounds, peers interleaved)");
     machine();
+    if args.has("par-iter") {
+        // The parallel iterators against rayon's, alone.
+        par_iter_bench::run(rounds);
+        return;
+    }
     if args.has("fork-join") {
         // Section [6] alone, for iterating on `join`.
         fork_join_peers(&mut summary);

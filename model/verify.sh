@@ -33,6 +33,7 @@ FAILED=0
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 MIRI_SEEDS=${MIRI_SEEDS:-16}
 MIRI_POOL_SEEDS=${MIRI_POOL_SEEDS:-32}
+MIRI_ITER_SEEDS=${MIRI_ITER_SEEDS:-3}
 
 row() { printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' "$@" | tee -a "$SUMMARY"; }
 
@@ -219,6 +220,15 @@ step_miri() {
             cargo +nightly miri test --test injector_queue &&
             MIRIFLAGS='-Zmiri-tree-borrows -Zmiri-many-seeds=0..$((MIRI_SEEDS / 4))' CARGO_TARGET_DIR=target/miri \
             cargo +nightly miri test --test injector_queue"
+    # The parallel iterators' ownership (tests/par_iter_miri.rs,
+    # proofs/iter.md I1-I3): Vec::into_par_iter's drain and the indexed
+    # collect into spare capacity, finishing, stopping early and panicking;
+    # about 7 s a seed, under each aliasing model.
+    run miri_iter 600 "parallel iterators: UB, leaks, double drops" "Miri SB+TB, ${MIRI_ITER_SEEDS} seeds each" -- \
+        bash -c "MIRIFLAGS='-Zmiri-many-seeds=0..${MIRI_ITER_SEEDS}' CARGO_TARGET_DIR=target/miri \
+            cargo +nightly miri test --test par_iter_miri &&
+            MIRIFLAGS='-Zmiri-tree-borrows -Zmiri-many-seeds=0..${MIRI_ITER_SEEDS}' CARGO_TARGET_DIR=target/miri \
+            cargo +nightly miri test --test par_iter_miri"
 }
 
 step_tsan() {

@@ -9,8 +9,28 @@ mod sync;
 mod weaken;
 
 pub mod deque;
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub mod iter;
 mod par;
 mod pool;
+
+/// `use stealpool::prelude::*;` brings the parallel iterator traits, with
+/// rayon's names: `par_iter()`, `into_par_iter()`, `par_sort()`, ...
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let v: Vec<u64> = (0..1_000u64).collect();
+/// assert_eq!(v.par_iter().map(|x| x * 2).sum::<u64>(), 999_000);
+/// ```
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub mod prelude {
+    pub use crate::iter::{
+        FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
+        IntoParallelRefMutIterator, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut,
+        ParallelString,
+    };
+}
 
 pub use pool::{
     block_in_place, current_worker_index, BuildError, Builder, JoinHandle, Priority, Scope, Stats,

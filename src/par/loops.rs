@@ -3,9 +3,10 @@
 //! [`for_each_chunk`](ThreadPool::for_each_chunk),
 //! [`for_each_chunk_mut`](ThreadPool::for_each_chunk_mut) and
 //! [`reduce`](ThreadPool::reduce), all cut up by the same adaptive splitting
-//! (`reduce_pieces`, `chunk_pieces`, `right_splits`).
+//! (`reduce_pieces`, `chunk_pieces`, over a [`Splitter`]).
 
-use crate::{current_worker_index, ThreadPool};
+use super::splitter::Splitter;
+use crate::ThreadPool;
 use std::ops::Range;
 
 /// Parallel loops.
@@ -51,7 +52,7 @@ impl ThreadPool {
         if range.is_empty() {
             return;
         }
-        let splits = self.num_workers();
+        let splits = Splitter::new(self.num_workers());
         self.install(|| self.reduce_pieces(range, splits, &|piece| f(piece), &|(), ()| ()));
     }
 
@@ -82,45 +83,30 @@ impl ThreadPool {
             return identity();
         }
         let leaf = |piece: Range<usize>| piece.fold(identity(), |acc, i| op(acc, map(i)));
-        let splits = self.num_workers();
+        let splits = Splitter::new(self.num_workers());
         self.install(|| self.reduce_pieces(range, splits, &leaf, &op))
     }
 
     /// Splits `range` in halves while `splits` allows, runs `leaf` on each
     /// piece and combines the pieces' results in order with `op`.
     ///
-    /// `splits` halves at each level. When the right half is stolen (it runs
-    /// on another worker than the one that split it), that worker gets a
-    /// fresh budget of one split per worker: work that moves is work some
-    /// worker was starved of, so it is cut finer where it lands.
-    fn reduce_pieces<T, Leaf, Op>(&self, range: Range<usize>, splits: usize, leaf: &Leaf, op: &Op) -> T
+    /// The budget halves at each level; a right half that another worker
+    /// steals gets a fresh one there ([`Splitter`]).
+    fn reduce_pieces<T, Leaf, Op>(&self, range: Range<usize>, splits: Splitter, leaf: &Leaf, op: &Op) -> T
     where
         T: Send,
         Leaf: Fn(Range<usize>) -> T + Sync,
         Op: Fn(T, T) -> T + Sync,
     {
-        if range.len() < 2 || splits == 0 {
+        let Some((half, right_half)) = splits.split().filter(|_| range.len() >= 2) else {
             return leaf(range);
-        }
+        };
         let mid = range.start + range.len() / 2;
-        let half = splits / 2;
-        let home = current_worker_index();
         let (left, right) = self.join(
             || self.reduce_pieces(range.start..mid, half, leaf, op),
-            || self.reduce_pieces(mid..range.end, self.right_splits(home, half), leaf, op),
+            || self.reduce_pieces(mid..range.end, right_half.arrive(), leaf, op),
         );
         op(left, right)
-    }
-
-    /// The split budget of the right half of a `join` forked on worker
-    /// `home` with `half` splits left: a fresh one per worker if the half
-    /// was stolen.
-    fn right_splits(&self, home: Option<usize>, half: usize) -> usize {
-        if current_worker_index() == home {
-            half
-        } else {
-            half.max(self.num_workers())
-        }
     }
 
     /// Calls `f(i, chunk)` for every `chunk_len`-long chunk of `v` (the
@@ -151,7 +137,7 @@ impl ThreadPool {
         if v.is_empty() {
             return;
         }
-        let splits = self.num_workers();
+        let splits = Splitter::new(self.num_workers());
         self.install(|| self.chunk_pieces(v, 0, chunk_len, splits, &f));
     }
 
@@ -192,33 +178,23 @@ impl ThreadPool {
 
     /// [`reduce_pieces`](ThreadPool::reduce_pieces) over the chunks of a
     /// slice; `first` is the index of `v`'s first chunk.
-    fn chunk_pieces<T, F>(&self, v: &mut [T], first: usize, chunk_len: usize, splits: usize, f: &F)
+    fn chunk_pieces<T, F>(&self, v: &mut [T], first: usize, chunk_len: usize, splits: Splitter, f: &F)
     where
         T: Send,
         F: Fn(usize, &mut [T]) + Sync,
     {
         let chunks = v.len().div_ceil(chunk_len);
-        if chunks < 2 || splits == 0 {
+        let Some((half, right_half)) = splits.split().filter(|_| chunks >= 2) else {
             for (i, chunk) in v.chunks_mut(chunk_len).enumerate() {
                 f(first + i, chunk);
             }
             return;
-        }
+        };
         let half_chunks = chunks / 2;
         let (left, right) = v.split_at_mut(half_chunks * chunk_len);
-        let half = splits / 2;
-        let home = current_worker_index();
         self.join(
             || self.chunk_pieces(left, first, chunk_len, half, f),
-            || {
-                self.chunk_pieces(
-                    right,
-                    first + half_chunks,
-                    chunk_len,
-                    self.right_splits(home, half),
-                    f,
-                )
-            },
+            || self.chunk_pieces(right, first + half_chunks, chunk_len, right_half.arrive(), f),
         );
     }
 }

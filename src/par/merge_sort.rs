@@ -2,7 +2,9 @@
 //! parallel and sequential merges.
 
 use super::guards::{CopyOnDrop, SendPtr, Unwind};
+use super::on_pool::OnPool;
 use crate::sync::{AtomicBool, Ordering as AtomicOrdering};
+#[cfg(doc)]
 use crate::ThreadPool;
 use std::cmp::Ordering;
 use std::mem;
@@ -18,15 +20,15 @@ use std::ptr;
 /// level arms a [`CopyOnDrop`] that, on unwinding, copies the whole source
 /// into the destination, so whatever happens below, each call leaves its
 /// elements where its caller expects them.
-pub(super) struct MergeSort<'a, C> {
-    pub(super) pool: &'a ThreadPool,
+pub(super) struct MergeSort<'a, P, C> {
+    pub(super) pool: &'a P,
     pub(super) compare: &'a C,
     /// Runs up to this long are sorted, and merges up to this long done,
     /// sequentially.
     pub(super) grain: usize,
 }
 
-impl<C: Sync> MergeSort<'_, C> {
+impl<P: OnPool, C: Sync> MergeSort<'_, P, C> {
     /// Sorts the `len` elements at `v`, leaving the result at `buf` when
     /// `into_buf`, at `v` otherwise.
     ///

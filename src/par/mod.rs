@@ -22,12 +22,18 @@
 
 // One file per job: the loops and reductions; the sorts' public entry
 // points; the quicksort; the merge sort; the merge sort's raw pointers and
-// unwind guards.
+// unwind guards; the pool they fork on; the adaptive split budget (also the
+// parallel iterators').
 mod guards;
 mod loops;
 mod merge_sort;
+pub(crate) mod on_pool;
 mod quicksort;
 mod sort;
+pub(crate) mod splitter;
+
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub(crate) use sort::{sort_by, sort_unstable_by};
 
 // For the intra-doc links above.
 #[cfg(doc)]

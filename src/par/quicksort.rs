@@ -2,6 +2,8 @@
 //! partition that is itself parallel above a threshold, the pivot choice and
 //! the sequential partition.
 
+use super::on_pool::OnPool;
+#[cfg(doc)]
 use crate::ThreadPool;
 use std::cmp::Ordering;
 
@@ -21,8 +23,8 @@ const PARALLEL_SWAP: usize = 1 << 15;
 /// The parallel quicksort behind [`ThreadPool::sort_unstable_by`]. All safe
 /// code: elements only ever move by `swap`, so a panicking comparison
 /// leaves a permutation of the input.
-pub(super) struct QuickSort<'a, C> {
-    pub(super) pool: &'a ThreadPool,
+pub(super) struct QuickSort<'a, P, C> {
+    pub(super) pool: &'a P,
     pub(super) compare: &'a C,
     /// Slices up to this long are sorted sequentially.
     pub(super) grain: usize,
@@ -30,7 +32,7 @@ pub(super) struct QuickSort<'a, C> {
     pub(super) parallel_partition_above: usize,
 }
 
-impl<C: Sync> QuickSort<'_, C> {
+impl<P: OnPool, C: Sync> QuickSort<'_, P, C> {
     /// Sorts `v`, all of whose elements are `>= pred` when there is a `pred`
     /// (the pivot of an enclosing partition, just left of `v`).
     pub(super) fn sort<T: Send + Sync>(&self, v: &mut [T], pred: Option<&T>, depth_limit: u32)

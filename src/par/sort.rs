@@ -4,6 +4,7 @@
 
 use super::guards::SendPtr;
 use super::merge_sort::MergeSort;
+use super::on_pool::OnPool;
 use super::quicksort::QuickSort;
 use crate::ThreadPool;
 use std::cmp::Ordering;
@@ -64,28 +65,7 @@ impl ThreadPool {
         T: Send + Sync,
         F: Fn(&T, &T) -> Ordering + Sync,
     {
-        if v.len() <= SEQUENTIAL_SORT {
-            v.sort_unstable_by(compare);
-            return;
-        }
-        if self.num_workers() == 1 {
-            // Nothing to run in parallel: the std sort, on the pool.
-            return self.install(|| v.sort_unstable_by(&compare));
-        }
-        let grain = self.sort_grain(v.len());
-        let parallel_partition_above = v.len() / self.num_workers();
-        // Past 2·log2(n) levels the pivots have been bad; the sequential
-        // sort below that point is O(n log n) whatever the input.
-        let depth_limit = 2 * (usize::BITS - v.len().leading_zeros());
-        self.install(|| {
-            let sort = QuickSort {
-                pool: self,
-                compare: &compare,
-                grain,
-                parallel_partition_above,
-            };
-            sort.sort(v, None, depth_limit);
-        });
+        sort_unstable_by(self, v, compare);
     }
 
     /// Sorts `v` in parallel, keeping equal elements in their order (a merge
@@ -121,36 +101,77 @@ impl ThreadPool {
         T: Send,
         F: Fn(&T, &T) -> Ordering + Sync,
     {
-        if v.len() <= SEQUENTIAL_SORT || mem::size_of::<T>() == 0 {
-            v.sort_by(compare);
-            return;
-        }
-        if self.num_workers() == 1 {
-            // Nothing to run in parallel: the std sort, on the pool.
-            return self.install(|| v.sort_by(&compare));
-        }
-        let len = v.len();
-        // Scratch space: its length stays 0, so dropping it frees the memory
-        // and never drops an element (the elements' owner is always `v` or
-        // a bitwise copy tracked below).
-        let mut buf: Vec<MaybeUninit<T>> = Vec::with_capacity(len);
-        let sort = MergeSort {
-            pool: self,
-            compare: &compare,
-            grain: self.sort_grain(len),
-        };
-        let v = SendPtr(v.as_mut_ptr());
-        let buf = SendPtr(buf.as_mut_ptr().cast::<T>());
-        // SAFETY: `v` holds `len` elements and `buf` room for `len` more; we
-        // do not touch the caller's slice until `sort` returns, and it leaves
-        // every element in `v` exactly once, even when it unwinds (see
-        // `MergeSort::sort`).
-        self.install(|| unsafe { sort.sort(v, buf, len, false) });
+        sort_by(self, v, compare);
     }
+}
 
-    /// The length below which a parallel sort of `len` elements sorts (and
-    /// merges) sequentially: [`PIECES_PER_WORKER`] pieces per worker.
-    fn sort_grain(&self, len: usize) -> usize {
-        (len / (PIECES_PER_WORKER * self.num_workers())).max(SEQUENTIAL_SORT)
+/// [`ThreadPool::sort_unstable_by`] on any [`OnPool`].
+pub(crate) fn sort_unstable_by<P, T, F>(pool: &P, v: &mut [T], compare: F)
+where
+    P: OnPool,
+    T: Send + Sync,
+    F: Fn(&T, &T) -> Ordering + Sync,
+{
+    if v.len() <= SEQUENTIAL_SORT {
+        v.sort_unstable_by(compare);
+        return;
     }
+    if pool.num_workers() == 1 {
+        // Nothing to run in parallel: the std sort, on the pool.
+        return pool.install(|| v.sort_unstable_by(&compare));
+    }
+    let grain = sort_grain(pool, v.len());
+    let parallel_partition_above = v.len() / pool.num_workers();
+    // Past 2·log2(n) levels the pivots have been bad; the sequential
+    // sort below that point is O(n log n) whatever the input.
+    let depth_limit = 2 * (usize::BITS - v.len().leading_zeros());
+    pool.install(|| {
+        let sort = QuickSort {
+            pool,
+            compare: &compare,
+            grain,
+            parallel_partition_above,
+        };
+        sort.sort(v, None, depth_limit);
+    });
+}
+
+/// [`ThreadPool::sort_by`] on any [`OnPool`].
+pub(crate) fn sort_by<P, T, F>(pool: &P, v: &mut [T], compare: F)
+where
+    P: OnPool,
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync,
+{
+    if v.len() <= SEQUENTIAL_SORT || mem::size_of::<T>() == 0 {
+        v.sort_by(compare);
+        return;
+    }
+    if pool.num_workers() == 1 {
+        // Nothing to run in parallel: the std sort, on the pool.
+        return pool.install(|| v.sort_by(&compare));
+    }
+    let len = v.len();
+    // Scratch space: its length stays 0, so dropping it frees the memory
+    // and never drops an element (the elements' owner is always `v` or
+    // a bitwise copy tracked below).
+    let mut buf: Vec<MaybeUninit<T>> = Vec::with_capacity(len);
+    let sort = MergeSort {
+        pool,
+        compare: &compare,
+        grain: sort_grain(pool, len),
+    };
+    let v = SendPtr(v.as_mut_ptr());
+    let buf = SendPtr(buf.as_mut_ptr().cast::<T>());
+    // SAFETY: `v` holds `len` elements and `buf` room for `len` more; we
+    // do not touch the caller's slice until `sort` returns, and it leaves
+    // every element in `v` exactly once, even when it unwinds (see
+    // `MergeSort::sort`).
+    pool.install(|| unsafe { sort.sort(v, buf, len, false) });
+}
+
+/// The length below which a parallel sort of `len` elements sorts (and
+/// merges) sequentially: [`PIECES_PER_WORKER`] pieces per worker.
+fn sort_grain<P: OnPool>(pool: &P, len: usize) -> usize {
+    (len / (PIECES_PER_WORKER * pool.num_workers())).max(SEQUENTIAL_SORT)
 }

@@ -98,6 +98,17 @@ impl Builder {
     }
 }
 
+/// Runs `f` on the current pool: right here on a worker of any pool, else
+/// on a worker of the global pool, blocking until it returns (as
+/// [`ThreadPool::install`]). The parallel iterators enter their pool this
+/// way once, so that every split below runs on workers.
+pub(crate) fn in_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match current_worker() {
+        Some(_) => f(),
+        None => global().install(f),
+    }
+}
+
 /// Runs `a` and `b`, potentially in parallel, on the current pool, and
 /// returns both results: [`ThreadPool::join`] on the pool of the worker
 /// running the caller, or on the global pool when the caller is no pool's

@@ -39,6 +39,8 @@ pub use blocking::block_in_place;
 use blocking::Blocked;
 pub use builder::{BuildError, Builder};
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub(crate) use global::in_worker;
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 pub use global::{current_num_threads, current_thread_index, join, scope, spawn};
 pub use handle::JoinHandle;
 pub use priority::Priority;

@@ -1,0 +1,401 @@
+//! Collecting: [`FromParallelIterator`] and [`ParallelExtend`] for `Vec`,
+//! `String` and `HashMap` (and `Result` and `Option` of those), and `unzip`.
+//!
+//! An indexed iterator collected into a `Vec` writes every piece's items
+//! straight into their places in the vector's spare capacity (I2, I3). An
+//! unindexed one (after `filter`, over a string) collects each piece into
+//! a collection of its own and joins them in order.
+
+use super::plumbing::{bridge, Consumer, Folder, Reducer, UnindexedConsumer};
+use super::{
+    FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
+};
+use std::collections::{HashMap, LinkedList};
+use std::hash::{BuildHasher, Hash};
+use std::marker::PhantomData;
+use std::ptr;
+
+/// Appends the items of the indexed `par_iter` to `vec`, in place.
+pub(super) fn collect_indexed<I: IndexedParallelIterator>(par_iter: I, vec: &mut Vec<I::Item>) {
+    let len = par_iter.len();
+    collect_with_consumer(vec, len, |consumer| bridge(par_iter, consumer));
+}
+
+/// Appends `len` items to `vec`: `drive` feeds them to the consumer it is
+/// given, which writes each in its place past `vec`'s end.
+fn collect_with_consumer<T, F>(vec: &mut Vec<T>, len: usize, drive: F)
+where
+    T: Send,
+    F: FnOnce(CollectConsumer<'_, T>) -> CollectResult<'_, T>,
+{
+    vec.reserve(len);
+    let old_len = vec.len();
+    // SAFETY (I2): the `len` slots past the end are allocated (reserved
+    // above), uninitialized and borrowed by the consumer alone until
+    // `drive` returns.
+    let target = unsafe { vec.as_mut_ptr().add(old_len) };
+    // SAFETY (I2): as above.
+    let result = drive(unsafe { CollectConsumer::new(target, len) });
+    // I3: `result` owns exactly the items written, one contiguous run from
+    // the first slot; if it is not all `len` of them, dropping it (here,
+    // by the panic) drops those it owns, and `vec` keeps its old length.
+    let written = result.initialized_len;
+    assert!(
+        written == len && result.start.0 == target,
+        "an indexed parallel iterator produced {written} items where it announced {len}"
+    );
+    result.release_ownership();
+    // SAFETY (I3): the `len` slots past the old end are initialized, and
+    // nothing else owns them any more.
+    unsafe { vec.set_len(old_len + len) };
+}
+
+/// A pointer to the first slot of a consumer's or result's target range.
+struct Slot<T>(*mut T);
+
+impl<T> Clone for Slot<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Slot<T> {}
+
+// SAFETY (I4, I2): each consumer and result has a target range no other one
+// touches, and moving it to another thread moves the `T`s it writes,
+// which are `Send`.
+unsafe impl<T: Send> Send for Slot<T> {}
+
+/// Writes `len` items into the uninitialized slots from `start` (I2).
+struct CollectConsumer<'c, T> {
+    start: Slot<T>,
+    len: usize,
+    /// The vector lent to the consumer.
+    marker: PhantomData<&'c mut Vec<T>>,
+}
+
+impl<T> CollectConsumer<'_, T> {
+    /// # Safety
+    ///
+    /// `start` is valid for writes of `len` items, uninitialized, and
+    /// nothing else reads or writes them while the consumer or its
+    /// results live.
+    unsafe fn new(start: *mut T, len: usize) -> Self {
+        CollectConsumer {
+            start: Slot(start),
+            len,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<'c, T: Send> Consumer<T> for CollectConsumer<'c, T> {
+    type Folder = CollectResult<'c, T>;
+    type Reducer = CollectReducer;
+    type Result = CollectResult<'c, T>;
+
+    fn split_at(self, index: usize) -> (Self, Self, CollectReducer) {
+        assert!(index <= self.len, "collect: split past the end of the target");
+        // SAFETY (I2): the two halves of the range, disjoint; `index` is
+        // at most `len`, so the right one starts in or just past it.
+        unsafe {
+            let right = self.start.0.add(index);
+            (
+                CollectConsumer::new(self.start.0, index),
+                CollectConsumer::new(right, self.len - index),
+                CollectReducer,
+            )
+        }
+    }
+
+    fn into_folder(self) -> CollectResult<'c, T> {
+        CollectResult {
+            start: self.start,
+            total_len: self.len,
+            initialized_len: 0,
+            marker: PhantomData,
+        }
+    }
+
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+impl<T: Send> UnindexedConsumer<T> for CollectConsumer<'_, T> {
+    fn split_off_left(&self) -> Self {
+        unreachable!("an indexed collect is driven by its indices only")
+    }
+
+    fn to_reducer(&self) -> CollectReducer {
+        CollectReducer
+    }
+}
+
+/// The items a piece wrote: `initialized_len` of them from `start`, out of
+/// the `total_len` slots it may write. It owns them, and drops them if it
+/// is dropped (I3).
+struct CollectResult<'c, T> {
+    start: Slot<T>,
+    total_len: usize,
+    initialized_len: usize,
+    marker: PhantomData<&'c mut Vec<T>>,
+}
+
+impl<T> CollectResult<'_, T> {
+    /// Gives up the items, which now belong to whoever takes them.
+    fn release_ownership(mut self) -> usize {
+        std::mem::replace(&mut self.initialized_len, 0)
+    }
+}
+
+impl<T> Drop for CollectResult<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY (I3): the first `initialized_len` slots are initialized
+        // and owned by this result alone.
+        unsafe { ptr::drop_in_place(ptr::slice_from_raw_parts_mut(self.start.0, self.initialized_len)) };
+    }
+}
+
+impl<T> Folder<T> for CollectResult<'_, T> {
+    type Result = Self;
+
+    fn consume(mut self, item: T) -> Self {
+        assert!(
+            self.initialized_len < self.total_len,
+            "an indexed parallel iterator produced more items than it announced"
+        );
+        // SAFETY (I2): the slot is within this result's range and not yet
+        // written; counting it right after makes this result its owner.
+        unsafe { self.start.0.add(self.initialized_len).write(item) };
+        self.initialized_len += 1;
+        self
+    }
+
+    fn complete(self) -> Self {
+        self
+    }
+
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+/// Joins two adjacent pieces' results (I3).
+struct CollectReducer;
+
+impl<'c, T> Reducer<CollectResult<'c, T>> for CollectReducer {
+    fn reduce(self, mut left: CollectResult<'c, T>, right: CollectResult<'c, T>) -> CollectResult<'c, T> {
+        // I3: merge only when `right`'s items follow `left`'s; otherwise
+        // `left` fell short and the final count fails, and `right` is
+        // dropped here with its items.
+        if left.start.0.wrapping_add(left.initialized_len) == right.start.0 {
+            left.total_len += right.total_len;
+            left.initialized_len += right.release_ownership();
+        }
+        left
+    }
+}
+
+/// Collects each piece into a `C` and returns them in order.
+fn collect_pieces<C, T, I>(par_iter: I) -> LinkedList<C>
+where
+    I: ParallelIterator<Item = T>,
+    C: Default + Extend<T> + Send,
+{
+    par_iter.drive_unindexed(PiecesConsumer(PhantomData))
+}
+
+/// The consumer of [`collect_pieces`]: its own reducer.
+struct PiecesConsumer<C>(PhantomData<fn() -> C>);
+
+impl<T, C: Default + Extend<T> + Send> Consumer<T> for PiecesConsumer<C> {
+    type Folder = PiecesFolder<C>;
+    type Reducer = Self;
+    type Result = LinkedList<C>;
+
+    fn split_at(self, _index: usize) -> (Self, Self, Self) {
+        (PiecesConsumer(PhantomData), PiecesConsumer(PhantomData), self)
+    }
+
+    fn into_folder(self) -> PiecesFolder<C> {
+        PiecesFolder(C::default())
+    }
+
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+impl<T, C: Default + Extend<T> + Send> UnindexedConsumer<T> for PiecesConsumer<C> {
+    fn split_off_left(&self) -> Self {
+        PiecesConsumer(PhantomData)
+    }
+
+    fn to_reducer(&self) -> Self {
+        PiecesConsumer(PhantomData)
+    }
+}
+
+impl<C> Reducer<LinkedList<C>> for PiecesConsumer<C> {
+    fn reduce(self, mut left: LinkedList<C>, mut right: LinkedList<C>) -> LinkedList<C> {
+        left.append(&mut right);
+        left
+    }
+}
+
+/// One piece's collection.
+struct PiecesFolder<C>(C);
+
+impl<T, C: Extend<T>> Folder<T> for PiecesFolder<C> {
+    type Result = LinkedList<C>;
+
+    fn consume(mut self, item: T) -> Self {
+        self.0.extend(Some(item));
+        self
+    }
+
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        self.0.extend(iter);
+        self
+    }
+
+    fn complete(self) -> LinkedList<C> {
+        LinkedList::from([self.0])
+    }
+
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+impl<T: Send> ParallelExtend<T> for Vec<T> {
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        let par_iter = par_iter.into_par_iter();
+        match par_iter.opt_len() {
+            // Indexed: every `split_at` below is by index (I2).
+            Some(len) => collect_with_consumer(self, len, |consumer| par_iter.drive_unindexed(consumer)),
+            None => {
+                let pieces: LinkedList<Vec<T>> = collect_pieces(par_iter);
+                self.reserve(pieces.iter().map(Vec::len).sum());
+                for mut piece in pieces {
+                    self.append(&mut piece);
+                }
+            }
+        }
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Vec<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        let mut vec = Vec::new();
+        vec.par_extend(par_iter);
+        vec
+    }
+}
+
+/// `String` from pieces of text: `char`, `&char`, `&str`, `String`.
+macro_rules! string_from {
+    ($($item:ty),*) => {$(
+        impl<'a> ParallelExtend<$item> for String {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
+                let pieces: LinkedList<String> = collect_pieces(par_iter.into_par_iter());
+                self.reserve(pieces.iter().map(String::len).sum());
+                self.extend(pieces);
+            }
+        }
+
+        impl<'a> FromParallelIterator<$item> for String {
+            fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
+                let mut string = String::new();
+                string.par_extend(par_iter);
+                string
+            }
+        }
+    )*};
+}
+
+string_from!(char, &'a char, &'a str, String);
+
+impl<K, V, S> ParallelExtend<(K, V)> for HashMap<K, V, S>
+where
+    K: Eq + Hash + Send,
+    V: Send,
+    S: BuildHasher + Send,
+{
+    fn par_extend<I: IntoParallelIterator<Item = (K, V)>>(&mut self, par_iter: I) {
+        // Later items replace earlier ones with the same key, as
+        // `Extend` does: the pieces are inserted in order.
+        let pieces: LinkedList<Vec<(K, V)>> = collect_pieces(par_iter.into_par_iter());
+        self.reserve(pieces.iter().map(Vec::len).sum());
+        for piece in pieces {
+            self.extend(piece);
+        }
+    }
+}
+
+impl<K, V, S> FromParallelIterator<(K, V)> for HashMap<K, V, S>
+where
+    K: Eq + Hash + Send,
+    V: Send,
+    S: BuildHasher + Default + Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = (K, V)>>(par_iter: I) -> Self {
+        let mut map = HashMap::default();
+        map.par_extend(par_iter);
+        map
+    }
+}
+
+/// [`ParallelIterator::unzip`].
+pub(super) fn unzip<I, A, B, FromA, FromB>(par_iter: I) -> (FromA, FromB)
+where
+    I: ParallelIterator<Item = (A, B)>,
+    FromA: Default + Send + ParallelExtend<A>,
+    FromB: Default + Send + ParallelExtend<B>,
+    A: Send,
+    B: Send,
+{
+    let pieces: LinkedList<(Vec<A>, Vec<B>)> = collect_pieces(par_iter);
+    let total = pieces.iter().map(|(a, _)| a.len()).sum();
+    let (mut all_a, mut all_b) = (Vec::with_capacity(total), Vec::with_capacity(total));
+    for (mut a, mut b) in pieces {
+        all_a.append(&mut a);
+        all_b.append(&mut b);
+    }
+    let (mut from_a, mut from_b) = (FromA::default(), FromB::default());
+    from_a.par_extend(all_a);
+    from_b.par_extend(all_b);
+    (from_a, from_b)
+}
+
+/// Collects the `Ok` values, or returns an `Err` if any item is one (the
+/// first in order; all items are computed).
+impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+    E: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Result<T, E>>>(par_iter: I) -> Self {
+        let mut items: Vec<Result<T, E>> = Vec::from_par_iter(par_iter);
+        if let Some(at) = items.iter().position(Result::is_err) {
+            return Err(items.swap_remove(at).err().expect("an error at `at`"));
+        }
+        Ok(C::from_par_iter(items.into_par_iter().filter_map(Result::ok)))
+    }
+}
+
+/// Collects the `Some` values, or returns `None` if any item is `None`.
+impl<C, T> FromParallelIterator<Option<T>> for Option<C>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Option<T>>>(par_iter: I) -> Self {
+        let items: Vec<Option<T>> = Vec::from_par_iter(par_iter);
+        if items.iter().any(Option::is_none) {
+            return None;
+        }
+        Some(C::from_par_iter(items.into_par_iter().filter_map(|item| item)))
+    }
+}
