@@ -47,7 +47,7 @@ mod loom_run;
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
-use loom_run::{explore, explore_bounds};
+use loom_run::{explore, explore_bounds, progress};
 use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
 use stealpool::ThreadPool;
 
@@ -223,19 +223,24 @@ fn shutdown_vs_park() {
     });
 }
 
-// Preemption bound 2, floor 39000 (78678 executions observed).
+// Preemption bound 2, floor 39000 (98032 executions observed).
 //
 // A join latch set vs its waiter going to sleep. `join` from outside the
 // pool installs `join(a, b)` on a worker, which pushes `b` on its deque and
-// runs `a`. The other worker may steal `b`; the joiner then waits on `b`'s
-// `WorkerLatch`, runs out of work and falls asleep on it (S6: SLEEPING under
-// the sleep lock) while the thief finishes `b` and sets the latch (L1), which
-// must wake it. Both halves write borrowed stack slots, read after `join`
+// runs `a`. The other worker may steal `b`; the joiner then waits for `b`,
+// finds nothing forked beneath it to help with, and parks on its latch
+// alone (H6: SLEEPING under the sleep lock, S6) while the thief finishes
+// `b` and sets the latch (L1), which must wake it; the model asserts that
+// some execution parked. `--cfg stealpool_bug="park_unannounced"` parks
+// without telling the latch: a deadlock. Both halves write borrowed stack slots, read after `join`
 // returns: `b`'s write reaches the caller through L1/L2 and the install's
 // lock latch.
 #[test]
 fn join_latch_vs_sleep() {
-    explore_bounds("join_latch_vs_sleep", (2, 39_000), (1, 970), || {
+    let parked_before = stealpool::model_probes::WAITS_PARKED.count();
+    // Quick bound 2 as well: at bound 1 the half is stolen in a dozen
+    // executions and none parks, and the park is what the model is for.
+    explore_bounds("join_latch_vs_sleep", (2, 39_000), (2, 39_000), || {
         let pool = ThreadPool::new(2);
         let (a, b) = (Slot::new(), Slot::new());
         let (ra, rb) = pool.join(
@@ -256,6 +261,14 @@ fn join_latch_vs_sleep() {
         );
         drop(pool);
     });
+    let parked = stealpool::model_probes::WAITS_PARKED.count() - parked_before;
+    progress::line(format_args!(
+        "join_latch_vs_sleep: the joiner parked on its latch in {parked} executions"
+    ));
+    assert!(
+        parked > 0,
+        "no execution parked a join on its latch: the model misses H6's park"
+    );
 }
 
 // Preemption bound 2, floor 30000 (61883 executions observed).
@@ -263,10 +276,12 @@ fn join_latch_vs_sleep() {
 // A scope's latch set vs its waiter going to sleep: the scope's task is
 // pushed on the scope's worker's deque; the other worker may steal it and
 // end the scope (C1, the last decrement sets the `WorkerLatch`) while the
-// scope's worker falls asleep on that latch. The task writes a slot on the
+// scope's worker parks on that latch (H7, as H6's park; the model asserts
+// that some execution parked, and `park_unannounced` deadlocks it). The task writes a slot on the
 // caller's stack, read after `scope` returns (C1 acquire-release chain).
 #[test]
 fn scope_latch_vs_sleep() {
+    let parked_before = stealpool::model_probes::WAITS_PARKED.count();
     explore_bounds("scope_latch_vs_sleep", (2, 30_000), (1, 1700), || {
         let pool = ThreadPool::new(2);
         let slot = Slot::new();
@@ -275,6 +290,14 @@ fn scope_latch_vs_sleep() {
         assert_eq!(slot.get(), 1, "the scope's task ran twice or never");
         drop(pool);
     });
+    let parked = stealpool::model_probes::WAITS_PARKED.count() - parked_before;
+    progress::line(format_args!(
+        "scope_latch_vs_sleep: the scope parked on its latch in {parked} executions"
+    ));
+    assert!(
+        parked > 0,
+        "no execution parked a scope on its latch: the model misses H7's park"
+    );
 }
 
 // Preemption bound 2, floor 45000 (90915 executions observed).

@@ -17,7 +17,7 @@
 #[path = "bounds.rs"]
 mod bounds;
 #[path = "progress.rs"]
-mod progress;
+pub mod progress;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;

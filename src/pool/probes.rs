@@ -10,5 +10,8 @@ pub static INLINE_JOINS: Probe = Probe::new();
 /// H6: halves a waiting `join` took from beneath its stolen half and ran.
 pub static HALVES_HELPED: Probe = Probe::new();
 
+/// H6, H7: waits that parked on their latch alone.
+pub static WAITS_PARKED: Probe = Probe::new();
+
 /// H6, H7: jobs a wait took but left to the injector, not its to run.
 pub static REROUTED: Probe = Probe::new();
