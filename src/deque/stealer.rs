@@ -63,72 +63,12 @@ impl<T> Stealer<T> {
 
     /// Steals the oldest element if it sits at index `min_index` or above
     /// and `accept` takes the word its slot holds; otherwise `Empty`, with
-    /// nothing claimed. A `steal` that declines after reading: D5-D9 as in
-    /// `steal`, the two tests between D11's read and D9's claim (D18). For
+    /// nothing claimed: `steal` with two tests, before D6 and between
+    /// D11's read and D9's claim (D18), and the code of `steal` itself. For
     /// the pool's waits, which may take only work pushed after a point
     /// (H6 in `proofs/waits.md`).
+    #[inline(always)]
     pub(crate) fn steal_if(&self, min_index: i64, accept: impl FnOnce(*mut ()) -> bool) -> Steal<T> {
-        let inner = &*self.inner;
-        // D5: relaxed; the fence D6 right after acquires for it.
-        let top = inner.top.load(STEAL_LOAD_TOP);
-        // D18: the oldest element is below the point: declined, with
-        // nothing read or claimed.
-        if top < min_index {
-            return Steal::Empty;
-        }
-        if self.owner_biased {
-            // D16: as in `steal`.
-            if inner.bottom.load(OWNER_LOCAL) - top <= 0 {
-                return Steal::Empty;
-            }
-            barrier(STEAL_HEAVY_BARRIER);
-        } else {
-            // D6: as in `steal`.
-            fence(STEAL_FENCE);
-        }
-        // D7: as in `steal`.
-        let bottom = inner.bottom.load(STEAL_LOAD_BOTTOM);
-        if bottom - top <= 0 {
-            return Steal::Empty;
-        }
-        // D8, D11: as in `steal`.
-        let buffer = inner.buffer.load(LOAD_BUFFER);
-        // SAFETY: buffers are freed only with `inner`, which we hold.
-        let word = unsafe { (*buffer).read(top) };
-        // D18: the word is only looked at, never turned into an element,
-        // unless the CAS below makes it ours.
-        if !accept(word) {
-            return Steal::Empty;
-        }
-        // D9: as in `steal`.
-        if inner
-            .top
-            .compare_exchange(top, top + 1, STEAL_CAS, CAS_FAILURE)
-            .is_err()
-        {
-            return Steal::Retry;
-        }
-        // SAFETY: the CAS made index `top` ours; its word is converted once.
-        Steal::Success(unsafe { from_word::<T>(word) })
-    }
-
-    /// Steals the oldest element.
-    ///
-    /// Returns [`Steal::Retry`] when another thread claimed that element
-    /// first; the deque may still hold more.
-    ///
-    /// ```
-    /// use stealpool::deque::{Steal, Worker};
-    ///
-    /// let worker = Worker::new();
-    /// worker.push(1usize);
-    /// worker.push(2);
-    /// let stealer = worker.stealer();
-    /// assert_eq!(stealer.steal(), Steal::Success(1));
-    /// assert_eq!(stealer.steal(), Steal::Success(2));
-    /// assert_eq!(stealer.steal(), Steal::Empty);
-    /// ```
-    pub fn steal(&self) -> Steal<T> {
         let inner = &*self.inner;
         // `--cfg stealpool_bug="stale_buffer"`: the buffer read before `top`
         // and `bottom`, the mistake R2 rules out (it is loaded after D7).
@@ -136,6 +76,11 @@ impl<T> Stealer<T> {
         let buffer = inner.buffer.load(LOAD_BUFFER);
         // D5: relaxed; the fence D6 right after acquires for it.
         let top = inner.top.load(STEAL_LOAD_TOP);
+        // D18: the oldest element is below the point: declined, with
+        // nothing read or claimed. (`steal`'s point is the lowest index.)
+        if top < min_index {
+            return Steal::Empty;
+        }
         if self.owner_biased {
             // D16: a look before paying for the heavy barrier. Relaxed (D12):
             // an empty answer may be stale, which a thief that must not miss
@@ -165,6 +110,11 @@ impl<T> Stealer<T> {
         // after a wrap; then `top` has moved and the CAS below fails.
         // SAFETY: buffers are freed only with `inner`, which we hold.
         let word = unsafe { (*buffer).read(top) };
+        // D18: the word is only looked at, never turned into an element,
+        // unless the CAS below makes it ours. (`steal` accepts every word.)
+        if !accept(word) {
+            return Steal::Empty;
+        }
         // D9: claim index `top`. Atomicity decides between us, other
         // thieves and the owner's D4; release orders our slot read before
         // the owner reuses the slot (D1).
@@ -177,6 +127,26 @@ impl<T> Stealer<T> {
         }
         // SAFETY: the CAS made index `top` ours; its word is converted once.
         Steal::Success(unsafe { from_word::<T>(word) })
+    }
+
+    /// Steals the oldest element.
+    ///
+    /// Returns [`Steal::Retry`] when another thread claimed that element
+    /// first; the deque may still hold more.
+    ///
+    /// ```
+    /// use stealpool::deque::{Steal, Worker};
+    ///
+    /// let worker = Worker::new();
+    /// worker.push(1usize);
+    /// worker.push(2);
+    /// let stealer = worker.stealer();
+    /// assert_eq!(stealer.steal(), Steal::Success(1));
+    /// assert_eq!(stealer.steal(), Steal::Success(2));
+    /// assert_eq!(stealer.steal(), Steal::Empty);
+    /// ```
+    pub fn steal(&self) -> Steal<T> {
+        self.steal_if(i64::MIN, |_| true)
     }
 
     /// Steals about half of the elements (at most 32) and pushes them onto
