@@ -1063,7 +1063,10 @@ impl WorkerThread {
                 // SAFETY: stolen, so ours until it runs; its kind bits say
                 // it is a scope task's job.
                 if unsafe { scope_of(&job) } == scope {
-                    registry.counters[self.index].record(Event::SuccessfulSteal);
+                    let counters = &registry.counters[self.index];
+                    counters.record(Event::SuccessfulSteal);
+                    counters.record(Event::StealAt(registry.distance(self.index, victim)));
+                    counters.record(Event::Stolen(1));
                     return Some(job);
                 }
                 self.reroute(job);
