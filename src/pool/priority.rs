@@ -12,7 +12,7 @@ use super::injector::Injector;
 use super::job::JobRef;
 use super::ordering::RELAXED;
 use crate::deque::{Stealer, Worker};
-use crate::sync::AtomicUsize;
+use crate::sync::{AtomicUsize, Mutex};
 use crossbeam_utils::CachePadded;
 
 /// How urgently a task started with
@@ -167,19 +167,78 @@ pub(crate) type LevelDeques = [Worker<JobRef>; SLOTS];
 pub(crate) struct LevelQueues {
     /// Tasks of this level submitted from outside the pool.
     pub(crate) injector: Injector,
+    /// V8: the injector's jobs taken out of it and not yet taken to run,
+    /// oldest first: one queue that every worker takes from, under the
+    /// lock, so that no two workers hold runs of one outside submitter's
+    /// jobs side by side. A deque used only by whoever holds the lock, as
+    /// its owner: pushes at `bottom`, takes the oldest at `top`.
+    stage: Mutex<Worker<JobRef>>,
+    /// The stage's stealer, never used to steal: for relaxed looks (D12)
+    /// without the lock, by searches and the sleepers' final check (V4).
+    staged: Stealer<JobRef>,
     /// Each worker's deque of this level.
     pub(crate) stealers: Box<[Stealer<JobRef>]>,
 }
 
 impl LevelQueues {
+    fn new(stealers: Vec<Stealer<JobRef>>) -> Self {
+        let stage = Worker::new();
+        LevelQueues {
+            injector: Injector::new(),
+            staged: stage.stealer(),
+            stage: Mutex::new(stage),
+            stealers: stealers.into(),
+        }
+    }
+
     /// Whether a job of this level is queued anywhere: relaxed snapshots
-    /// (Q4, D12), as in `Registry::has_work`, of the injector and the
-    /// first `slots` deques (the slots ever held, W5).
+    /// (Q4, D12), as in `Registry::has_work`, of the injector, the stage
+    /// (V8) and the first `slots` deques (the slots ever held, W5).
     pub(crate) fn has_work(&self, slots: usize) -> bool {
         !self.injector.is_empty()
+            || !self.staged.is_empty()
             || self.stealers[..slots.min(self.stealers.len())]
                 .iter()
                 .any(|s| !s.is_empty())
+    }
+
+    /// Whether the jobs queued from outside (the stage, then the injector)
+    /// may hold one: relaxed looks (D12, Q4), so that a search of an idle
+    /// level takes no lock.
+    pub(crate) fn has_outside_work(&self) -> bool {
+        !self.staged.is_empty() || !self.injector.is_empty()
+    }
+
+    /// V8: the oldest job queued from outside the pool at this level, and
+    /// whether jobs it moved from the injector wait in the stage (the
+    /// caller then announces them, S3, as for any batch moved between
+    /// queues, V2). Under the stage's lock: the stage's oldest job if it
+    /// holds one, after the injector's jobs were moved behind its own
+    /// (Q7, oldest first); if it is empty, the injector's oldest, the rest
+    /// of its jobs left in the stage in the order queued. The stage holds
+    /// jobs taken from the injector earlier, so older than every job
+    /// still in it (Q5): stage and injector are one queue per submitter,
+    /// and every take takes its oldest job.
+    pub(crate) fn take_outside(&self) -> Option<(JobRef, bool)> {
+        if !self.has_outside_work() {
+            return None;
+        }
+        let stage = self.stage.lock().unwrap_or_else(|e| e.into_inner());
+        let (job, moved) = if stage.is_empty() {
+            let job = self.injector.pop_batch_in_order(&stage)?;
+            (job, !stage.is_empty())
+        } else {
+            let moved = self.injector.append_in_order(&stage);
+            let job = if cfg!(stealpool_bug = "stage_newest_first") {
+                // The stage's newest job: the mistake V8 rules out.
+                stage.pop()
+            } else {
+                // D17: the oldest; no thief takes from the stage.
+                stage.pop_oldest()
+            };
+            (job?, moved)
+        };
+        Some((job, moved))
     }
 }
 
@@ -199,10 +258,7 @@ impl PriorityQueues {
     pub(crate) fn new(stealers: [Vec<Stealer<JobRef>>; SLOTS]) -> Self {
         PriorityQueues {
             used: CachePadded::new(AtomicUsize::new(0)),
-            levels: stealers.map(|stealers| LevelQueues {
-                injector: Injector::new(),
-                stealers: stealers.into(),
-            }),
+            levels: stealers.map(LevelQueues::new),
         }
     }
 
