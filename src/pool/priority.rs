@@ -3,10 +3,11 @@
 //! `Normal` keeps the pool's own queues (each worker's deque, the
 //! injector), so `spawn` and `submit` cost what they always did. Each other
 //! level has queues of its own, the same verified structures: a lock-free
-//! injector for submissions from outside the pool and, per worker, a
-//! Chase-Lev deque that thieves steal from in halves, so a batch stays at
-//! its level and stays stealable. The argument is `proofs/priority.md`
-//! (V1–V6).
+//! injector for submissions from outside the pool, drained into one stage
+//! under a lock that every worker takes the oldest job from, and, per
+//! worker, a Chase-Lev deque for the tasks queued by tasks on it, which
+//! its owner and thieves take one at a time from the old end. The
+//! argument is `proofs/priority.md` (V1–V8).
 
 use super::injector::Injector;
 use super::job::JobRef;
@@ -46,20 +47,43 @@ use crossbeam_utils::CachePadded;
 ///   waiting level gets one task in 9, 17 or 33 of a busy worker's, by
 ///   distance. The argument and the exact bound are in
 ///   `proofs/priority.md` (V5).
-/// * **First in, first out per submitter, at every level.** Tasks of one
-///   level queued by one thread start in the order it queued them: from
-///   outside the pool, and, at `Low`, `High` and `Critical`, from inside
-///   it too (each worker takes its oldest task of such a level first,
-///   tasks queued from outside go behind the ones it holds, in the deque
-///   of the worker that holds the most of the level, and a thief takes
-///   the oldest). A level's turn under the rule above takes the
-///   oldest task of the level too, so it never reorders a level. With one
-///   worker this is the order tasks start in; with several, each queue
-///   hands a submitter's tasks out in order, and tasks taken by different
-///   workers run side by side. `Normal` keeps the pool's own order,
-///   unchanged: FIFO for one outside submitter on one worker, a worker's
-///   own `spawn`s newest first (as rayon's `spawn`), thieves from the
-///   other end (V7).
+/// * **First in, first out per submitter, at every level.** At `Low`,
+///   `High` and `Critical`, on any number of workers: of two tasks of one
+///   level queued by one thread (from outside the pool, or by a task on a
+///   worker), the earlier one is taken to run no later than the later one.
+///   Each submitter's tasks of a level wait in one queue (the level's
+///   shared queue for tasks from outside; the worker's own queue of the
+///   level for tasks queued by a task on it), and every take from it, by
+///   its owner, by another worker, or by a level's turn under the rule
+///   above, takes its oldest task; another worker takes one task at a
+///   time and runs it. So on one worker the tasks start in the order they
+///   were queued, and on several, when a task starts, every task queued
+///   before it by its submitter at its level has started or is in the
+///   hands of another worker between its take and its start: at most one
+///   such task per other worker. (How long it stays there is up to the
+///   OS: a worker descheduled at that moment lets later tasks start
+///   first.) This is start order, not completion order: tasks taken by
+///   different workers run side by side. `Normal` keeps the pool's own
+///   order, unchanged: FIFO for one outside submitter on one worker, a
+///   worker's own `spawn`s newest first (as rayon's `spawn`), thieves
+///   from the other end, so on several workers a later `Normal` task may
+///   start well before an earlier one. The argument is V7 and V8 in
+///   `proofs/priority.md`.
+///
+///   ```
+///   use std::sync::{Arc, Mutex};
+///   use stealpool::{Priority, ThreadPool};
+///
+///   // One worker: a submitter's tasks of a level start in the order queued.
+///   let pool = ThreadPool::new(1);
+///   let started = Arc::new(Mutex::new(Vec::new()));
+///   for n in 0..100 {
+///       let started = started.clone();
+///       pool.spawn_with_priority(Priority::Low, move || started.lock().unwrap().push(n));
+///   }
+///   pool.wait_all();
+///   assert_eq!(*started.lock().unwrap(), (0..100).collect::<Vec<_>>());
+///   ```
 /// * **Fork-join is not affected.** `join`, `scope` and the tasks spawned
 ///   with plain `spawn` and `submit` stay `Normal` and cost what they cost
 ///   in a pool that never saw a priority.
