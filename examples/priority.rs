@@ -11,14 +11,18 @@
 //! run. Each task takes a number from one global start sequence as its
 //! first step, and records how long it waited before it started. Per level,
 //! "most overtaken" is the most tasks of the level submitted after one
-//! task that started before it, and the verdict is `in order` when no task
-//! was overtaken, else how many were. At `Low`, `High` and `Critical` a
-//! submitter's tasks are taken in the order it queued them, on any number
-//! of workers (V7, V8 in `proofs/priority.md`), so the verdict is `in
-//! order` except when a worker is descheduled between taking a task and
-//! its first step (each worker holds at most one task so, V8). `Normal`
-//! keeps the plain pool's order: in order on one worker, and on several a
-//! thief runs the newest jobs of the batch it steals. Then the same with
+//! task that started before it. The verdict is `in order` when no task was
+//! overtaken; `N side by side` when N were, but whenever a task started,
+//! fewer tasks submitted before it than there are workers had not (each
+//! may be in another worker's hands between its take and its first step,
+//! which is what `Priority` promises, V8 in `proofs/priority.md`); else
+//! `N overtaken`. At `Low`, `High` and `Critical` a submitter's tasks are
+//! taken in the order it queued them, on any number of workers, so the
+//! verdict there is `in order` or `side by side`; "most overtaken" is 0
+//! or 1 on two workers, more only if a worker is descheduled between a
+//! take and the task's first step. `Normal` keeps the plain pool's
+//! order: in order on one worker, and on several a thief runs the newest
+//! jobs of the batch it steals, so it is overtaken. Then the same with
 //! the outside thread also keeping a flood of `Critical` tasks that
 //! respawn themselves, to show that `Low` still moves (V5's share). The
 //! numbers are reported, never asserted: they depend on the machine and
@@ -76,15 +80,18 @@ fn task(
 }
 
 /// For tasks numbered `0..n` in the order they started: the most tasks
-/// submitted after one of them that started before it, and how many tasks
-/// had at least one such (a Fenwick tree over the numbers started so far;
-/// a task is overtaken if a larger number started before it).
-fn overtaken(started: &[usize]) -> (usize, usize) {
+/// submitted after one of them that started before it; how many tasks
+/// had at least one such (a task is overtaken if a larger number started
+/// before it); and the most tasks submitted before one that had not
+/// started when it started (a Fenwick tree over the numbers started so
+/// far).
+fn overtaken(started: &[usize]) -> (usize, usize, usize) {
     let n = started.len();
     let mut tree = vec![0usize; n + 1];
     let mut most = 0;
     let mut largest = None;
     let mut count = 0;
+    let mut unstarted = 0;
     for (seen, &number) in started.iter().enumerate() {
         // How many of the `seen` started so far have a number <= `number`.
         let mut below = 0;
@@ -94,6 +101,7 @@ fn overtaken(started: &[usize]) -> (usize, usize) {
             i &= i - 1;
         }
         most = most.max(seen - below);
+        unstarted = unstarted.max(number - below);
         if largest.is_some_and(|largest| largest > number) {
             count += 1;
         }
@@ -104,7 +112,7 @@ fn overtaken(started: &[usize]) -> (usize, usize) {
             i += i & i.wrapping_neg();
         }
     }
-    (most, count)
+    (most, count, unstarted)
 }
 
 /// `Critical` tasks that respawn themselves while `flooding` holds.
@@ -161,9 +169,12 @@ fn run(name: &str, threads: usize, tasks: usize, work: Duration, flood_tasks: us
         let order: Vec<usize> = started.iter().map(|&(_, number, _)| number).collect();
         let mut level: Vec<u64> = started.iter().map(|&(_, _, waited)| waited).collect();
         level.sort_unstable();
-        let (most, count) = overtaken(&order);
+        let (most, count, unstarted) = overtaken(&order);
         let verdict = match count {
             0 => "in order".to_string(),
+            // Every task submitted before one that started had started or
+            // could be in another worker's hands (V8): started together.
+            n if unstarted < threads => format!("{n} side by side"),
             n => format!("{n} overtaken"),
         };
         println!(
