@@ -121,7 +121,7 @@ pub(crate) struct WorkerThread {
     passed: [Cell<u32>; Priority::COUNT],
     /// Bit `slot`: at the next take at that level, the jobs queued from
     /// outside go before this worker's deque (V8: the two alternate).
-    outside_first: Cell<usize>,
+    outside_first: Cell<u8>,
     /// The level of the job this thread runs, for the statistics.
     level: Cell<Priority>,
     registry: Arc<Registry>,
