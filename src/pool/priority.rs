@@ -191,26 +191,36 @@ pub(crate) type LevelDeques = [Worker<JobRef>; SLOTS];
 pub(crate) struct LevelQueues {
     /// Tasks of this level submitted from outside the pool.
     pub(crate) injector: Injector,
-    /// V8: the injector's jobs taken out of it and not yet taken to run,
-    /// oldest first: one queue that every worker takes from, under the
-    /// lock, so that no two workers hold runs of one outside submitter's
-    /// jobs side by side. A deque used only by whoever holds the lock, as
-    /// its owner: pushes at `bottom`, takes the oldest at `top`.
-    stage: Mutex<Worker<JobRef>>,
-    /// The stage's stealer, never used to steal: for relaxed looks (D12)
-    /// without the lock, by searches and the sleepers' final check (V4).
-    staged: Stealer<JobRef>,
+    /// V8: the jobs taken out of the injector and not yet taken to run.
+    /// Boxed, so that the registry keeps the layout it had before the
+    /// stage (the plain pool's hot fields stay where they were).
+    stage: Box<Stage>,
     /// Each worker's deque of this level.
     pub(crate) stealers: Box<[Stealer<JobRef>]>,
 }
 
+/// V8: a level's stage.
+struct Stage {
+    /// The injector's jobs taken out of it and not yet taken to run,
+    /// oldest first: one queue that every worker takes from, under the
+    /// lock, so that no two workers hold runs of one outside submitter's
+    /// jobs side by side. A deque used only by whoever holds the lock, as
+    /// its owner: pushes at `bottom`, takes the oldest at `top`.
+    jobs: Mutex<Worker<JobRef>>,
+    /// Its stealer, never used to steal: for relaxed looks (D12) without
+    /// the lock, by searches and the sleepers' final check (V4).
+    staged: Stealer<JobRef>,
+}
+
 impl LevelQueues {
     fn new(stealers: Vec<Stealer<JobRef>>) -> Self {
-        let stage = Worker::new();
+        let jobs = Worker::new();
         LevelQueues {
             injector: Injector::new(),
-            staged: stage.stealer(),
-            stage: Mutex::new(stage),
+            stage: Box::new(Stage {
+                staged: jobs.stealer(),
+                jobs: Mutex::new(jobs),
+            }),
             stealers: stealers.into(),
         }
     }
@@ -220,7 +230,7 @@ impl LevelQueues {
     /// (V8) and the first `slots` deques (the slots ever held, W5).
     pub(crate) fn has_work(&self, slots: usize) -> bool {
         !self.injector.is_empty()
-            || !self.staged.is_empty()
+            || !self.stage.staged.is_empty()
             || self.stealers[..slots.min(self.stealers.len())]
                 .iter()
                 .any(|s| !s.is_empty())
@@ -230,7 +240,7 @@ impl LevelQueues {
     /// may hold one: relaxed looks (D12, Q4), so that a search of an idle
     /// level takes no lock.
     pub(crate) fn has_outside_work(&self) -> bool {
-        !self.staged.is_empty() || !self.injector.is_empty()
+        !self.stage.staged.is_empty() || !self.injector.is_empty()
     }
 
     /// V8: the oldest job queued from outside the pool at this level, and
@@ -247,7 +257,7 @@ impl LevelQueues {
         if !self.has_outside_work() {
             return None;
         }
-        let stage = self.stage.lock().unwrap_or_else(|e| e.into_inner());
+        let stage = self.stage.jobs.lock().unwrap_or_else(|e| e.into_inner());
         let (job, moved) = if stage.is_empty() {
             let job = self.injector.pop_batch_in_order(&stage)?;
             (job, !stage.is_empty())
