@@ -8,22 +8,31 @@
 //! One thread outside the pool submits `--tasks` tasks as fast as it can,
 //! each a busy loop of about `--work-us` microseconds, at a level drawn at
 //! random (a quarter each), so the queues grow far beyond what the workers
-//! run. Each task records how long it waited before it started, and how
-//! many tasks of its own level submitted after it had started before it
-//! ("overtaken": 0 everywhere on one worker, where each level is FIFO per
-//! submitter, V7 in `proofs/priority.md`; with more workers, tens to
-//! about a thousand from run to run, as a thief runs the oldest tasks it
-//! took side by side with the next ones of the worker it took them from:
-//! that file's Measurements). Then the same with the outside thread also keeping a
-//! flood of `Critical` tasks that respawn themselves, to show that `Low`
-//! still moves (V5's share). The numbers are reported, never asserted:
-//! they depend on the machine and its load.
+//! run. Each task takes a number from one global start sequence as its
+//! first step, and records how long it waited before it started. Per level,
+//! "most overtaken" is the most tasks of the level submitted after one
+//! task that started before it. The verdict is `in order` when no task was
+//! overtaken; `N side by side` when N were, but whenever a task started,
+//! fewer tasks submitted before it than there are workers had not (each
+//! may be in another worker's hands between its take and its first step,
+//! which is what `Priority` promises, V8 in `proofs/priority.md`); else
+//! `N overtaken`. At `Low`, `High` and `Critical` a submitter's tasks are
+//! taken in the order it queued them, on any number of workers, so the
+//! verdict there is `in order` or `side by side`; "most overtaken" is 0
+//! or 1 on two workers, more only if a worker is descheduled between a
+//! take and the task's first step. `Normal` keeps the plain pool's
+//! order: in order on one worker, and on several a thief runs the newest
+//! jobs of the batch it steals, so it is overtaken. Then the same with
+//! the outside thread also keeping a flood of `Critical` tasks that
+//! respawn themselves, to show that `Low` still moves (V5's share). The
+//! numbers are reported, never asserted: they depend on the machine and
+//! its load.
 
 #[path = "common/cli.rs"]
 mod cli;
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use stealpool::{Priority, ThreadPool};
@@ -35,9 +44,12 @@ const LEVELS: [Priority; 4] = [
     Priority::Critical,
 ];
 
-/// Per level, in the order the tasks started: (submission number within
-/// the level, wait in microseconds).
-type Waits = Arc<[Mutex<Vec<(usize, u64)>>; 4]>;
+/// Per level: (global start sequence number, submission number within the
+/// level, wait in microseconds).
+type Waits = Arc<[Mutex<Vec<(usize, usize, u64)>>; 4]>;
+
+/// The global start sequence: each task takes a number as its first step.
+static STARTS: AtomicUsize = AtomicUsize::new(0);
 
 /// Spins for about `duration`.
 fn busy(duration: Duration) {
@@ -57,19 +69,29 @@ fn task(
 ) -> impl FnOnce() + Send + 'static {
     let waits = waits.clone();
     move || {
+        let sequence = STARTS.fetch_add(1, Ordering::Relaxed);
         let waited = submitted.elapsed().as_micros() as u64;
-        waits[priority as usize].lock().unwrap().push((number, waited));
+        waits[priority as usize]
+            .lock()
+            .unwrap()
+            .push((sequence, number, waited));
         busy(work);
     }
 }
 
 /// For tasks numbered `0..n` in the order they started: the most tasks
-/// submitted after one of them that started before it (a Fenwick tree
-/// over the numbers started so far).
-fn most_overtaken(started: &[usize]) -> usize {
+/// submitted after one of them that started before it; how many tasks
+/// had at least one such (a task is overtaken if a larger number started
+/// before it); and the most tasks submitted before one that had not
+/// started when it started (a Fenwick tree over the numbers started so
+/// far).
+fn overtaken(started: &[usize]) -> (usize, usize, usize) {
     let n = started.len();
     let mut tree = vec![0usize; n + 1];
     let mut most = 0;
+    let mut largest = None;
+    let mut count = 0;
+    let mut unstarted = 0;
     for (seen, &number) in started.iter().enumerate() {
         // How many of the `seen` started so far have a number <= `number`.
         let mut below = 0;
@@ -79,13 +101,18 @@ fn most_overtaken(started: &[usize]) -> usize {
             i &= i - 1;
         }
         most = most.max(seen - below);
+        unstarted = unstarted.max(number - below);
+        if largest.is_some_and(|largest| largest > number) {
+            count += 1;
+        }
+        largest = largest.max(Some(number));
         let mut i = number + 1;
         while i <= n {
             tree[i] += 1;
             i += i & i.wrapping_neg();
         }
     }
-    most
+    (most, count, unstarted)
 }
 
 /// `Critical` tasks that respawn themselves while `flooding` holds.
@@ -134,20 +161,30 @@ fn run(name: &str, threads: usize, tasks: usize, work: Duration, flood_tasks: us
     let stats = pool.stats();
     println!("{name}: {tasks} tasks of {work:?} on {threads} workers, {elapsed:.2?}");
     println!(
-        "  level     tasks   wait p50      wait p99      overtaken  (tasks run at the level, flood included)"
+        "  level     tasks   wait p50      wait p99   most overtaken  verdict           (tasks run at the level, flood included)"
     );
     for priority in LEVELS {
-        let started = waits[priority as usize].lock().unwrap().clone();
-        let order: Vec<usize> = started.iter().map(|&(number, _)| number).collect();
-        let mut level: Vec<u64> = started.iter().map(|&(_, waited)| waited).collect();
+        let mut started = waits[priority as usize].lock().unwrap().clone();
+        started.sort_unstable();
+        let order: Vec<usize> = started.iter().map(|&(_, number, _)| number).collect();
+        let mut level: Vec<u64> = started.iter().map(|&(_, _, waited)| waited).collect();
         level.sort_unstable();
+        let (most, count, unstarted) = overtaken(&order);
+        let verdict = match count {
+            0 => "in order".to_string(),
+            // Every task submitted before one that started had started or
+            // could be in another worker's hands (V8): started together.
+            n if unstarted < threads => format!("{n} side by side"),
+            n => format!("{n} overtaken"),
+        };
         println!(
-            "  {:<8} {:>6}   {:>9} µs  {:>9} µs  {:>9}  ({})",
+            "  {:<8} {:>6}   {:>9} µs  {:>9} µs  {:>14}  {:<16}  ({})",
             format!("{priority:?}"),
             level.len(),
             percentile(&level, 0.5),
             percentile(&level, 0.99),
-            most_overtaken(&order),
+            most,
+            verdict,
             stats.tasks_executed_at(priority)
         );
     }

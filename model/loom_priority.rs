@@ -5,8 +5,9 @@
 //!
 //! What they look for, as `loom_pool.rs` does:
 //!
-//! * **lost wake-ups** at the new queues: a job on a level's injector or on
-//!   a worker's deque of a level, with every worker asleep, leaves the
+//! * **lost wake-ups** at the new queues: a job on a level's injector, in
+//!   its stage (V8) or on a worker's deque of a level, with every worker
+//!   asleep, leaves the
 //!   caller blocked on its handle, which loom reports as a deadlock (the
 //!   test binary then aborts; each model prints its name first). This is
 //!   what V1 (the flag read after S2) and V4 (the final check covers every
@@ -15,9 +16,9 @@
 //! * **every task runs exactly once**, counted after the pool's drop;
 //! * **order**: with both tasks queued before the worker searches, the
 //!   `High` one runs first (V3); each submitter's tasks of a level run in
-//!   the order queued, also when V5's turn takes one (V7, Q7); the bug
-//!   flags `batch_newest_first`, `level_newest_first` and
-//!   `overdue_newest` break that;
+//!   the order queued, also when V5's turn takes one (V7, V8, Q7); the bug
+//!   flags `batch_newest_first`, `level_newest_first`, `overdue_newest`
+//!   and `stage_newest_first` break that;
 //! * **leaks**: loom checks that every `Arc` was freed and every thread
 //!   ended.
 //!
@@ -64,13 +65,16 @@ fn priority_submit_vs_park_1_worker() {
     });
 }
 
-// Preemption bound 1, floor 1000 (4485 executions observed, 1.1 s; bound 2
+// Preemption bound 1, floor 1000 (3546 executions observed with V8's
+// stage, 1.4 s; 4485 before; bound 2
 // explored 83621 in 21 s before V7, beyond the CI budget, and passed too).
 //
 // The same on two workers, one `High` task: at most one worker searches
 // (S5), so the job may land on the `High` injector while one worker
 // searches and the other sleeps; the searcher's final check must then see
-// the level (V4). The batch it takes stays on its `High` deque.
+// the level (V4). The jobs it moves from the injector go to the level's
+// stage, under its lock (V8), which the other worker's final check reads
+// without it.
 #[test]
 fn priority_submit_vs_park_2_workers() {
     explore("priority_submit_vs_park_2_workers", 1, 1000, || {
@@ -186,8 +190,10 @@ fn priority_push_vs_steal() {
 // tasks while the only worker searches, so the worker may take them one
 // at a time, or in batches of two or three, reversed in place (Q7) while
 // the caller still pushes; in every interleaving they run in the order
-// queued. With `STEALPOOL_BUG=batch_newest_first` a batch of two or more
-// runs newest first.
+// queued. The rest of a batch waits in the level's stage (V8), which the
+// next take empties oldest first. With `STEALPOOL_BUG=batch_newest_first`
+// a batch of two or more runs newest first; with `stage_newest_first` the
+// stage's newest runs first.
 #[test]
 fn priority_fifo_from_outside() {
     explore("priority_fifo_from_outside", 3, 4000, || {

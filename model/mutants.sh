@@ -69,6 +69,7 @@ list_mutants() {
     printf 'batch_newest_first\tloom_priority\tbug\tQ7\ta level batch handed on oldest first\tnewest first\n'
     printf 'level_newest_first\tloom_priority\tbug\tV7\tthe owner takes the oldest of a level\tthe newest\n'
     printf 'overdue_newest\tloom_priority\tbug\tV7\tthe turn of V5 takes the oldest of a level\tthe newest\n'
+    printf 'stage_newest_first\tloom_priority\tbug\tV8\ta take from the stage of a level takes its oldest\tits newest\n'
     printf 'no_spare\tloom_blocking\tbug\tW1\ta blocked worker brings a spare in\tnone comes\n'
     printf 'park_unlocked\tloom_blocking\tbug\tW4\tparked spares read the shutdown under the lock they wait with\tbefore it\n'
     printf 'workers_leave_while_blocking\tloom_blocking\tbug\tW2\tworkers stay at shutdown while a spare holds a slot\tthey leave\n'

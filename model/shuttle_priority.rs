@@ -18,6 +18,12 @@
 //! * `fifo_thief`: 2 workers; the worker holding a level's tasks (an
 //!   injector batch, or its own) is held, and the other runs them all,
 //!   stealing the oldest first: in the order queued (V7).
+//! * `fifo_two_workers`: 2 workers; worker Y comes to hold a level's
+//!   tasks (from outside, or queued by a task on Y) and holds task 0,
+//!   worker X then takes and holds task 1, and Y goes on with the rest:
+//!   every task starts in the order queued (V8: a thief takes one task,
+//!   the oldest; jobs from outside wait in one stage every worker takes
+//!   from). The old rule, a thief taking half of Y's tasks, fails it.
 //!
 //! Each test runs `shuttle::check_random` and then `shuttle::check_pct`
 //! (depth 3) for the iterations stated beside it, through `shuttle_run.rs`,
@@ -364,6 +370,84 @@ fn fifo_thief() {
                 pool.wait_all();
                 let numbers: Vec<usize> = log.lock().unwrap().iter().map(|&(_, _, n)| n).collect();
                 assert_eq!(numbers, [0, 1, 2, 3], "the thief did not take the oldest first");
+                Arc::try_unwrap(pool).ok().unwrap().shutdown();
+            });
+        }
+    }
+}
+
+// 1000 random + 1000 PCT schedules for each level and each source.
+#[test]
+fn fifo_two_workers() {
+    for priority in [Priority::Low, Priority::High, Priority::Critical] {
+        for from_inside in [false, true] {
+            let name = format!(
+                "fifo_two_workers_{priority:?}_{}",
+                if from_inside { "inside" } else { "outside" }
+            );
+            check(&name, 1000, move || {
+                const COUNT: usize = 5;
+                let pool = Arc::new(ThreadPool::new(2));
+                let log: Log = Arc::new(Mutex::new(Vec::new()));
+                let done = Arc::new(AtomicUsize::new(0));
+                // Task 0 holds Y at `first`, task 1 holds X at `second`
+                // until Y ran tasks 2.. .
+                let (first, second) = (Gate::new(), Gate::new());
+                // Worker X, held until Y holds task 0.
+                let x = Gate::new();
+                let held = x.clone();
+                pool.spawn(move || held.hold());
+                x.wait_started();
+                let task = {
+                    let (log, done, first, second) =
+                        (log.clone(), done.clone(), first.clone(), second.clone());
+                    move |n: usize| {
+                        let (log, done, first, second) =
+                            (log.clone(), done.clone(), first.clone(), second.clone());
+                        move || {
+                            log.lock().unwrap().push((0, priority, n));
+                            match n {
+                                0 => first.hold(),
+                                1 => second.hold(),
+                                _ => {
+                                    if done.fetch_add(1, SeqCst) + 1 == COUNT - 2 {
+                                        second.open();
+                                    }
+                                }
+                            }
+                        }
+                    }
+                };
+                if from_inside {
+                    // On Y: queued on Y's deque of the level; Y then takes
+                    // its oldest, task 0.
+                    let inner = pool.clone();
+                    pool.spawn(move || {
+                        for n in 0..COUNT {
+                            inner.spawn_with_priority(priority, task(n));
+                        }
+                    });
+                } else {
+                    let y = Gate::new();
+                    let held = y.clone();
+                    pool.spawn(move || held.hold());
+                    y.wait_started();
+                    for n in 0..COUNT {
+                        pool.spawn_with_priority(priority, task(n));
+                    }
+                    y.open();
+                }
+                first.wait_started();
+                x.open();
+                second.wait_started();
+                first.open();
+                pool.wait_all();
+                let numbers: Vec<usize> = log.lock().unwrap().iter().map(|&(_, _, n)| n).collect();
+                assert_eq!(
+                    numbers,
+                    [0, 1, 2, 3, 4],
+                    "a task started before an older one of its submitter"
+                );
                 Arc::try_unwrap(pool).ok().unwrap().shutdown();
             });
         }

@@ -615,3 +615,153 @@ fn high_runs_sixteen_to_one_over_low() {
     let expected: Vec<usize> = (1..=each).map(|k| (k * limit).min(each)).collect();
     assert_eq!(*seen.lock().unwrap(), expected);
 }
+
+/// V8, two workers, gated: a thief takes one task of a level, the oldest,
+/// so the worker it took it from goes on with the next one. Worker X is
+/// held while worker Y comes to hold a level's tasks on its deque (an
+/// injector batch, or queued by a task on Y) and holds task 0; X then
+/// steals and holds task 1; Y goes on with the rest. The log's order is
+/// the global start sequence: every task starts in the order queued. (The
+/// old rule, a thief taking half of Y's tasks, made Y start the first
+/// task X had not taken while X still held the ones before it.)
+fn thief_takes_one(priority: Priority, from_inside: bool) {
+    let count = scaled(64, 8);
+    let pool = Arc::new(ThreadPool::new(2));
+    use_every_level(&pool);
+    let starts: Starts = Default::default();
+    let started = Arc::new(AtomicUsize::new(0));
+    let done = Arc::new(AtomicUsize::new(0));
+    let release = Arc::new(AtomicUsize::new(0));
+    let open_x = block_worker(&pool);
+    let task = {
+        let (starts, started, done, release) =
+            (starts.clone(), started.clone(), done.clone(), release.clone());
+        move |number: usize| {
+            let (starts, started, done, release) =
+                (starts.clone(), started.clone(), done.clone(), release.clone());
+            move || {
+                record(&starts, number);
+                started.fetch_add(1, SeqCst);
+                match number {
+                    // Y holds task 0 until X holds task 1.
+                    0 => wait_for(&release, 1),
+                    // X holds task 1 until Y ran all the others.
+                    1 => wait_for(&done, count - 2),
+                    _ => {
+                        done.fetch_add(1, SeqCst);
+                    }
+                }
+            }
+        }
+    };
+    if from_inside {
+        let inner = pool.clone();
+        // On Y (X is held): queued on Y's deque of the level; Y then takes
+        // its oldest, task 0.
+        pool.spawn(move || {
+            for number in 0..count {
+                inner.spawn_with_priority(priority, task(number));
+            }
+        });
+    } else {
+        let open_y = block_worker(&pool);
+        for number in 0..count {
+            pool.spawn_with_priority(priority, task(number));
+        }
+        // Y takes the batch, runs task 0 and queues the rest on its deque.
+        open_y.send(()).unwrap();
+    }
+    wait_for(&started, 1);
+    open_x.send(()).unwrap();
+    wait_for(&started, 2);
+    release.store(1, SeqCst);
+    pool.wait_all();
+    assert_eq!(
+        numbers(&starts),
+        (0..count).collect::<Vec<_>>(),
+        "{priority:?} tasks {} started out of order",
+        if from_inside {
+            "from inside"
+        } else {
+            "from outside"
+        }
+    );
+    let starts = starts.lock().unwrap();
+    let (y, x) = (starts[0].1, starts[1].1);
+    assert_ne!(x, y, "task 1 did not run on the thief");
+    assert!(
+        starts[2..].iter().all(|&(_, worker)| worker == y),
+        "a task ran on the thief while it was held"
+    );
+}
+
+#[test]
+fn a_thief_takes_one_task_of_a_level_and_the_owner_the_next() {
+    for priority in [Priority::Low, Priority::High, Priority::Critical] {
+        thief_takes_one(priority, false);
+        thief_takes_one(priority, true);
+    }
+}
+
+/// V8 on 1 and 2 workers, free running: the caller and a task on a worker
+/// each queue tasks at every level with queues of its own, interleaved.
+/// Each task's first step takes a number from a global start sequence and
+/// marks itself started, then counts the tasks of its submitter and level
+/// queued before it that have not started. Those were taken before it
+/// (V8), so each is in another worker's hands between its take and its
+/// first step: at most one per other worker (0 on one worker, where the
+/// start sequence is the queueing order).
+#[test]
+fn each_submitters_tasks_start_in_order_per_level_on_one_and_two_workers() {
+    const OWN: [Priority; 3] = [Priority::Low, Priority::High, Priority::Critical];
+    let count = scaled(400, 12);
+    for threads in [1, 2] {
+        let pool = Arc::new(ThreadPool::new(threads));
+        use_every_level(&pool);
+        // started[submitter][level][number]: its start sequence number + 1.
+        let started: Arc<Vec<Vec<Vec<AtomicUsize>>>> = Arc::new(
+            (0..2)
+                .map(|_| {
+                    (0..3)
+                        .map(|_| (0..count).map(|_| AtomicUsize::new(0)).collect())
+                        .collect()
+                })
+                .collect(),
+        );
+        let sequence = Arc::new(AtomicUsize::new(0));
+        let most_unstarted = Arc::new(AtomicUsize::new(0));
+        let queue = {
+            let (started, sequence, most) = (started.clone(), sequence.clone(), most_unstarted.clone());
+            move |pool: &ThreadPool, submitter: usize| {
+                for number in 0..count {
+                    for (level, priority) in OWN.into_iter().enumerate() {
+                        let (started, sequence, most) = (started.clone(), sequence.clone(), most.clone());
+                        pool.spawn_with_priority(priority, move || {
+                            let mine = &started[submitter][level];
+                            mine[number].store(sequence.fetch_add(1, SeqCst) + 1, SeqCst);
+                            let unstarted = mine[..number].iter().filter(|s| s.load(SeqCst) == 0).count();
+                            most.fetch_max(unstarted, SeqCst);
+                        });
+                    }
+                }
+            }
+        };
+        let (inner, inner_queue) = (pool.clone(), queue.clone());
+        pool.spawn(move || inner_queue(&inner, 1));
+        queue(&pool, 0);
+        pool.wait_all();
+        let most = most_unstarted.load(SeqCst);
+        assert!(
+            most < threads,
+            "{threads} workers: a task started while {most} older ones of its submitter and level had not"
+        );
+        if threads == 1 {
+            for per_level in started.iter() {
+                for mine in per_level {
+                    let order: Vec<usize> = mine.iter().map(|s| s.load(SeqCst)).collect();
+                    assert!(order.windows(2).all(|w| w[0] < w[1]), "one worker: out of order");
+                }
+            }
+        }
+    }
+}

@@ -3,16 +3,17 @@
 //! `Normal` keeps the pool's own queues (each worker's deque, the
 //! injector), so `spawn` and `submit` cost what they always did. Each other
 //! level has queues of its own, the same verified structures: a lock-free
-//! injector for submissions from outside the pool and, per worker, a
-//! Chase-Lev deque that thieves steal from in halves, so a batch stays at
-//! its level and stays stealable. The argument is `proofs/priority.md`
-//! (V1–V6).
+//! injector for submissions from outside the pool, drained into one stage
+//! under a lock that every worker takes the oldest job from, and, per
+//! worker, a Chase-Lev deque for the tasks queued by tasks on it, which
+//! its owner and thieves take one at a time from the old end. The
+//! argument is `proofs/priority.md` (V1–V8).
 
 use super::injector::Injector;
 use super::job::JobRef;
 use super::ordering::RELAXED;
 use crate::deque::{Stealer, Worker};
-use crate::sync::AtomicUsize;
+use crate::sync::{AtomicUsize, Mutex};
 use crossbeam_utils::CachePadded;
 
 /// How urgently a task started with
@@ -46,20 +47,43 @@ use crossbeam_utils::CachePadded;
 ///   waiting level gets one task in 9, 17 or 33 of a busy worker's, by
 ///   distance. The argument and the exact bound are in
 ///   `proofs/priority.md` (V5).
-/// * **First in, first out per submitter, at every level.** Tasks of one
-///   level queued by one thread start in the order it queued them: from
-///   outside the pool, and, at `Low`, `High` and `Critical`, from inside
-///   it too (each worker takes its oldest task of such a level first,
-///   tasks queued from outside go behind the ones it holds, in the deque
-///   of the worker that holds the most of the level, and a thief takes
-///   the oldest). A level's turn under the rule above takes the
-///   oldest task of the level too, so it never reorders a level. With one
-///   worker this is the order tasks start in; with several, each queue
-///   hands a submitter's tasks out in order, and tasks taken by different
-///   workers run side by side. `Normal` keeps the pool's own order,
-///   unchanged: FIFO for one outside submitter on one worker, a worker's
-///   own `spawn`s newest first (as rayon's `spawn`), thieves from the
-///   other end (V7).
+/// * **First in, first out per submitter, at every level.** At `Low`,
+///   `High` and `Critical`, on any number of workers: of two tasks of one
+///   level queued by one thread (from outside the pool, or by a task on a
+///   worker), the earlier one is taken to run no later than the later one.
+///   Each submitter's tasks of a level wait in one queue (the level's
+///   shared queue for tasks from outside; the worker's own queue of the
+///   level for tasks queued by a task on it), and every take from it, by
+///   its owner, by another worker, or by a level's turn under the rule
+///   above, takes its oldest task; another worker takes one task at a
+///   time and runs it. So on one worker the tasks start in the order they
+///   were queued, and on several, when a task starts, every task queued
+///   before it by its submitter at its level has started or is in the
+///   hands of another worker between its take and its start: at most one
+///   such task per other worker. (How long it stays there is up to the
+///   OS: a worker descheduled at that moment lets later tasks start
+///   first.) This is start order, not completion order: tasks taken by
+///   different workers run side by side. `Normal` keeps the pool's own
+///   order, unchanged: FIFO for one outside submitter on one worker, a
+///   worker's own `spawn`s newest first (as rayon's `spawn`), thieves
+///   from the other end, so on several workers a later `Normal` task may
+///   start well before an earlier one. The argument is V7 and V8 in
+///   `proofs/priority.md`.
+///
+///   ```
+///   use std::sync::{Arc, Mutex};
+///   use stealpool::{Priority, ThreadPool};
+///
+///   // One worker: a submitter's tasks of a level start in the order queued.
+///   let pool = ThreadPool::new(1);
+///   let started = Arc::new(Mutex::new(Vec::new()));
+///   for n in 0..100 {
+///       let started = started.clone();
+///       pool.spawn_with_priority(Priority::Low, move || started.lock().unwrap().push(n));
+///   }
+///   pool.wait_all();
+///   assert_eq!(*started.lock().unwrap(), (0..100).collect::<Vec<_>>());
+///   ```
 /// * **Fork-join is not affected.** `join`, `scope` and the tasks spawned
 ///   with plain `spawn` and `submit` stay `Normal` and cost what they cost
 ///   in a pool that never saw a priority.
@@ -167,19 +191,88 @@ pub(crate) type LevelDeques = [Worker<JobRef>; SLOTS];
 pub(crate) struct LevelQueues {
     /// Tasks of this level submitted from outside the pool.
     pub(crate) injector: Injector,
+    /// V8: the jobs taken out of the injector and not yet taken to run.
+    /// Boxed, so that the registry keeps the layout it had before the
+    /// stage (the plain pool's hot fields stay where they were).
+    stage: Box<Stage>,
     /// Each worker's deque of this level.
     pub(crate) stealers: Box<[Stealer<JobRef>]>,
 }
 
+/// V8: a level's stage.
+struct Stage {
+    /// The injector's jobs taken out of it and not yet taken to run,
+    /// oldest first: one queue that every worker takes from, under the
+    /// lock, so that no two workers hold runs of one outside submitter's
+    /// jobs side by side. A deque used only by whoever holds the lock, as
+    /// its owner: pushes at `bottom`, takes the oldest at `top`.
+    jobs: Mutex<Worker<JobRef>>,
+    /// Its stealer, never used to steal: for relaxed looks (D12) without
+    /// the lock, by searches and the sleepers' final check (V4).
+    staged: Stealer<JobRef>,
+}
+
 impl LevelQueues {
+    fn new(stealers: Vec<Stealer<JobRef>>) -> Self {
+        let jobs = Worker::new();
+        LevelQueues {
+            injector: Injector::new(),
+            stage: Box::new(Stage {
+                staged: jobs.stealer(),
+                jobs: Mutex::new(jobs),
+            }),
+            stealers: stealers.into(),
+        }
+    }
+
     /// Whether a job of this level is queued anywhere: relaxed snapshots
-    /// (Q4, D12), as in `Registry::has_work`, of the injector and the
-    /// first `slots` deques (the slots ever held, W5).
+    /// (Q4, D12), as in `Registry::has_work`, of the injector, the stage
+    /// (V8) and the first `slots` deques (the slots ever held, W5).
     pub(crate) fn has_work(&self, slots: usize) -> bool {
         !self.injector.is_empty()
+            || !self.stage.staged.is_empty()
             || self.stealers[..slots.min(self.stealers.len())]
                 .iter()
                 .any(|s| !s.is_empty())
+    }
+
+    /// Whether the jobs queued from outside (the stage, then the injector)
+    /// may hold one: relaxed looks (D12, Q4), so that a search of an idle
+    /// level takes no lock.
+    pub(crate) fn has_outside_work(&self) -> bool {
+        !self.stage.staged.is_empty() || !self.injector.is_empty()
+    }
+
+    /// V8: the oldest job queued from outside the pool at this level, and
+    /// whether jobs it moved from the injector wait in the stage (the
+    /// caller then announces them, S3, as for any batch moved between
+    /// queues, V2). Under the stage's lock: the stage's oldest job if it
+    /// holds one, after the injector's jobs were moved behind its own
+    /// (Q7, oldest first); if it is empty, the injector's oldest, the rest
+    /// of its jobs left in the stage in the order queued. The stage holds
+    /// jobs taken from the injector earlier, so older than every job
+    /// still in it (Q5): stage and injector are one queue per submitter,
+    /// and every take takes its oldest job.
+    pub(crate) fn take_outside(&self) -> Option<(JobRef, bool)> {
+        if !self.has_outside_work() {
+            return None;
+        }
+        let stage = self.stage.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        let (job, moved) = if stage.is_empty() {
+            let job = self.injector.pop_batch_in_order(&stage)?;
+            (job, !stage.is_empty())
+        } else {
+            let moved = self.injector.append_in_order(&stage);
+            let job = if cfg!(stealpool_bug = "stage_newest_first") {
+                // The stage's newest job: the mistake V8 rules out.
+                stage.pop()
+            } else {
+                // D17: the oldest; no thief takes from the stage.
+                stage.pop_oldest()
+            };
+            (job?, moved)
+        };
+        Some((job, moved))
     }
 }
 
@@ -199,10 +292,7 @@ impl PriorityQueues {
     pub(crate) fn new(stealers: [Vec<Stealer<JobRef>>; SLOTS]) -> Self {
         PriorityQueues {
             used: CachePadded::new(AtomicUsize::new(0)),
-            levels: stealers.map(|stealers| LevelQueues {
-                injector: Injector::new(),
-                stealers: stealers.into(),
-            }),
+            levels: stealers.map(LevelQueues::new),
         }
     }
 

@@ -132,6 +132,9 @@ pub(crate) struct WorkerThread {
     /// `p` while `p` had work queued, since it last took a task at `p`
     /// (V5).
     passed: [Cell<u32>; Priority::COUNT],
+    /// Bit `slot`: at the next take at that level, the jobs queued from
+    /// outside go before this worker's deque (V8: the two alternate).
+    outside_first: Cell<u8>,
     /// The level of the job this thread runs, for the statistics.
     level: Cell<Priority>,
     registry: Arc<Registry>,
@@ -240,6 +243,7 @@ impl WorkerThread {
             joins,
             levels,
             passed: Default::default(),
+            outside_first: Cell::new(0),
             level: Cell::new(Priority::Normal),
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
             tasks_on_stack: Cell::new(0),
@@ -565,18 +569,13 @@ impl WorkerThread {
         if let Some(job) = self.joins.pop() {
             return Some(job);
         }
-        self.take_injected(None)
+        self.take_injected()
     }
 
-    /// A batch from the injector of the level in `slot` (`None`:
-    /// `Normal`'s), moved to this worker's deque of that level.
-    fn take_injected(&self, slot: Option<usize>) -> Option<JobRef> {
-        let (injector, deque) = match slot {
-            None => (&self.registry.injector, &self.local),
-            Some(slot) => (&self.registry.priority.level(slot).injector, &self.levels[slot]),
-        };
-        let job = injector.pop_batch(deque)?;
-        self.announce_local_work(deque);
+    /// A batch from the injector, moved to this worker's deque.
+    fn take_injected(&self) -> Option<JobRef> {
+        let job = self.registry.injector.pop_batch(&self.local)?;
+        self.announce_local_work(&self.local);
         Some(job)
     }
 
@@ -652,6 +651,11 @@ impl WorkerThread {
     /// no fence: the owner knows `bottom`). `None` if it is empty, or
     /// thieves took the last jobs first.
     fn take_own_oldest(&self, slot: usize) -> Option<JobRef> {
+        if cfg!(stealpool_bug = "level_newest_first") {
+            // The owner takes its newest job of the level, as `Normal`'s
+            // deque is taken: the order V7 rules out.
+            return self.levels[slot].pop();
+        }
         self.levels[slot].pop_oldest()
     }
 
@@ -665,77 +669,85 @@ impl WorkerThread {
         }
     }
 
-    /// V7: this worker's deque of `level` (not `Normal`), oldest first.
-    /// The jobs waiting in the level's injector are newer than every job
-    /// any worker took from it before (Q5); they are moved here, behind
-    /// the jobs this deque holds and in the order they were queued (Q7),
-    /// when no other worker's deque of the level is longer. A worker with
-    /// an empty deque steals the older jobs of another first, so that one
-    /// submitter's jobs gather in one deque, oldest first, and thieves
-    /// take them from its old end, rather than two workers holding runs
-    /// of them from different batches side by side. The longest deque's
-    /// owner moves the injector's jobs at each take, so no job of a deque
-    /// (a task that keeps queueing its successor at its level) holds the
-    /// injector back. Each submitter's jobs come out of every queue in the
-    /// order it queued them, from outside or from a task on this worker.
-    /// Nothing if the level was never used (V1).
+    /// V7, V8: a job of `level` (not `Normal`) queued on this worker's
+    /// deque of the level (by tasks on this worker), oldest first, or
+    /// queued from outside the pool (the level's stage, then its
+    /// injector: `LevelQueues::take_outside`), oldest first. When both
+    /// hold jobs, the two alternate, so that neither holds the other back
+    /// (a task that keeps queueing its successor at its level, or a
+    /// stream from outside). Jobs queued from outside never enter a
+    /// worker's deque: every worker takes them from the one queue, so each
+    /// submitter's jobs wait in one queue, whoever queued them. Nothing if
+    /// the level was never used (V1).
     fn take_own_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
         let slot = level.slot().filter(|&slot| used.has(slot))?;
-        let deque = &self.levels[slot];
-        let injector = &self.registry.priority.level(slot).injector;
-        // Q4: a relaxed look first.
-        if !injector.is_empty() {
-            // D12: exact for our own deque (only we push), relaxed
-            // snapshots of the others'.
-            let mine = deque.len();
-            let longest = self.longest_other(slot);
-            if mine == 0 {
-                if longest > 0 {
-                    if let Some(job) = self.steal_level(used, level) {
-                        return Some(job);
-                    }
-                }
-                // The batch's oldest runs now, the others queue behind it.
-                let job = injector.pop_batch_in_order(deque)?;
-                self.announce_local_work(deque);
-                return Some(job);
-            }
-            if mine >= longest && injector.append_in_order(deque) {
-                self.announce_local_work(deque);
-            }
+        let bit = 1 << slot;
+        let turns = self.outside_first.get();
+        self.outside_first.set(turns ^ bit);
+        if turns & bit != 0 {
+            self.take_outside(slot).or_else(|| self.take_own_oldest(slot))
+        } else {
+            self.take_own_oldest(slot).or_else(|| self.take_outside(slot))
         }
-        if cfg!(stealpool_bug = "level_newest_first") {
-            // The owner takes its newest job of the level, as `Normal`'s
-            // deque is taken: the order V7 rules out.
-            return deque.pop();
-        }
-        self.take_own_oldest(slot)
     }
 
-    /// The most jobs another worker's deque of the level in `slot` holds
-    /// (D12: relaxed snapshots).
-    fn longest_other(&self, slot: usize) -> usize {
-        let stealers = self.registry.in_use(&self.registry.priority.level(slot).stealers);
-        stealers
-            .iter()
-            .enumerate()
-            .filter(|&(victim, _)| victim != self.index)
-            .map(|(_, stealer)| stealer.len())
-            .max()
-            .unwrap_or(0)
+    /// V8: the oldest job queued from outside at the level in `slot`; the
+    /// jobs moved into the level's stage with it are announced (S3).
+    fn take_outside(&self, slot: usize) -> Option<JobRef> {
+        let (job, moved) = self.registry.priority.level(slot).take_outside()?;
+        if moved {
+            self.registry.sleep.new_work();
+        }
+        Some(job)
     }
 
-    /// Steals at `level` (not `Normal`) into this worker's deque of the
-    /// level; first a relaxed look (D12) at every victim, so that an idle
-    /// search over empty levels runs no fence. A steal takes the victim's
-    /// oldest jobs and queues them here oldest first (V7).
+    /// Steals at `level` (not `Normal`): the oldest job of another
+    /// worker's deque of the level, one job, run by this worker at once
+    /// (V8); first a relaxed look (D12) at every victim, so that an idle
+    /// search over empty levels runs no fence. A job of a level never
+    /// moves from one worker's deque to another's: each submitter's jobs
+    /// wait in one queue, and every take from it is of its oldest (V7),
+    /// so none starts before an older one of its submitter was taken.
+    /// Victims from a random place, retried while a steal lost a race.
     fn steal_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
         let slot = level.slot().filter(|&slot| used.has(slot))?;
         let stealers = self.registry.in_use(&self.registry.priority.level(slot).stealers);
         if stealers.iter().all(Stealer::is_empty) {
             return None;
         }
-        self.steal(stealers, &self.levels[slot])
+        if cfg!(stealpool_bug = "level_steal_half") {
+            // Half of the victim's jobs into this worker's deque, run here
+            // beside the victim's next ones: the rule V8 replaces.
+            return self.steal(stealers, &self.levels[slot]);
+        }
+        let registry = &*self.registry;
+        let counters = &registry.counters[self.index];
+        let start = (self.next_random() % stealers.len() as u64) as usize;
+        loop {
+            let mut retry = false;
+            for victim in (start..stealers.len()).chain(0..start) {
+                let stealer = &stealers[victim];
+                // D12: a relaxed look spares an empty victim the fence.
+                if victim == self.index || stealer.is_empty() {
+                    continue;
+                }
+                counters.record(Event::StealAttempt);
+                // D5-D9: the victim's oldest job, claimed at `top`.
+                match stealer.steal() {
+                    Steal::Success(job) => {
+                        counters.record(Event::SuccessfulSteal);
+                        counters.record(Event::StealAt(registry.distance(self.index, victim)));
+                        counters.record(Event::Stolen(1));
+                        return Some(job);
+                    }
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
+            }
+            if !retry {
+                return None;
+            }
+        }
     }
 
     /// V5: a job at `found` was taken, so `found` was served; each lower
