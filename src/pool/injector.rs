@@ -46,18 +46,17 @@ impl Injector {
     }
 
     /// Takes every queued job: returns the oldest, and pushes the rest on
-    /// `dest` oldest first (Q7), for a deque whose owner takes its oldest
-    /// job first, as thieves do (a level's deque, V7 in
-    /// `proofs/priority.md`): they come out in the order they were
-    /// pushed here, after the jobs `dest` already held. The owner then
-    /// announces them (S3).
+    /// `dest` oldest first (Q7), for a queue taken from its oldest end (a
+    /// level's shared stage, V8 in `proofs/priority.md`): they come out in
+    /// the order they were pushed here, after the jobs `dest` already
+    /// held. The caller then announces them (S3).
     pub(crate) fn pop_batch_in_order(&self, dest: &Worker<JobRef>) -> Option<JobRef> {
         self.queue.pop_batch_in_order(|job| dest.push(job))
     }
 
     /// Takes every queued job and pushes them all on `dest` oldest first
     /// (Q7), behind the jobs it holds; whether there was any. For a level's
-    /// deque that is not empty (V7): the owner then takes its oldest job,
+    /// stage that is not empty (V8): the caller then takes its oldest job,
     /// and announces the rest (S3).
     pub(crate) fn append_in_order(&self, dest: &Worker<JobRef>) -> bool {
         let mut moved = false;
