@@ -4,8 +4,9 @@
 //! on the worker's deque of pending `join` halves, with no barrier (F1 in
 //! `proofs/fork.md`); the first runs right away. Then the worker pops the
 //! second back and runs it itself, unless it was promoted to the shared deque
-//! or taken (F2), in which case the worker looks for it there or runs other
-//! jobs until its thief sets the latch. The frame is left only after that, so
+//! or taken (F2), in which case the worker looks for it there, or runs only
+//! halves forked beneath it, then parks, until its thief sets the latch
+//! (H6 in `proofs/waits.md`). The frame is left only after that, so
 //! a stolen job never outlives what it borrows (J1 in `proofs/join.md`).
 //!
 //! On a pool with `Builder::max_pending_joins`, a `join` past the limit,

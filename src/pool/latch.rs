@@ -1,8 +1,8 @@
 //! Latches: one-shot signals that a job has finished.
 //!
-//! * [`WorkerLatch`] is waited on by a pool worker in `scope`, which keeps
-//!   running other jobs and may fall asleep in the pool's sleep protocol; setting it wakes
-//!   that worker if (and only if) it is asleep on it.
+//! * [`WorkerLatch`] is waited on by a pool worker in `scope`, which runs
+//!   only the scope's own tasks meanwhile and may park on it (H7); setting
+//!   it wakes that worker if (and only if) it is asleep or parked on it.
 //! * A bare [`CoreLatch`] naming its owner is `join`'s, set by
 //!   `JoinJob::execute` (J4 in `proofs/join.md`).
 //! * [`LockLatch`] is waited on by a thread outside the pool, or by a worker

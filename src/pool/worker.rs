@@ -1096,8 +1096,10 @@ impl WorkerThread {
         self.registry.sleep.new_work();
     }
 
-    /// Runs other jobs until `latch` is set, sleeping when there are none
-    /// (work-while-waiting).
+    /// Runs any job of the pool until `latch` is set, sleeping when there
+    /// are none: only the fallback of a cross-pool wait with no spare to
+    /// stand in (J3), and the `join_wait_runs_any` mutant; every other
+    /// wait follows H4, H6 or H7.
     pub(crate) fn wait_until(&self, latch: &CoreLatch) {
         while !latch.probe() {
             if !self.run_one_job() {
