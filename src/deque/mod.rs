@@ -81,6 +81,7 @@
 //! assert_eq!(worker.len(), 1);
 //! ```
 
+mod bounded;
 mod buffer;
 mod element;
 mod injector;
@@ -91,6 +92,7 @@ mod worker;
 
 #[allow(unused_imports)] // used by the tests
 pub(crate) use element::is_boxed;
+pub use bounded::{BoundedStealer, BoundedWorker, MAX_STEALERS, ROUND_BOUND};
 pub use element::Element;
 use element::{from_word, into_word};
 pub use injector::Injector;
