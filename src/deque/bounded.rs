@@ -193,6 +193,8 @@ fn into_word<T>(value: T) -> *mut () {
 ///
 /// `word` came from `into_word::<T>` and is turned back once.
 unsafe fn from_word<T>(word: *mut ()) -> T {
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    assert!(!word.is_null() && word.addr() & 3 == 0, "not an element word");
     debug_assert!(!word.is_null() && word.addr() & 3 == 0, "not an element word");
     // SAFETY: the caller's contract.
     unsafe { Box::from_raw(word.cast::<Item<T>>()) }.0
@@ -287,8 +289,13 @@ impl<T> Shared<T> {
     /// The end of `slot`'s request: the delivered element, or `Empty`.
     fn take_result(&self, slot: usize, rounds: usize) -> Steal<T> {
         debug_assert!(rounds <= ROUND_BOUND, "{rounds} rounds, above the bound {ROUND_BOUND}");
+        // The checkers' builds check the bound in every build profile, and
+        // keep the largest count seen (T1: a statistic, outside the facade).
         #[cfg(any(feature = "loom", feature = "shuttle"))]
-        MOST_ROUNDS.fetch_max(rounds, std::sync::atomic::Ordering::Relaxed);
+        {
+            assert!(rounds <= ROUND_BOUND, "{rounds} rounds, above the bound {ROUND_BOUND}");
+            MOST_ROUNDS.fetch_max(rounds, std::sync::atomic::Ordering::Relaxed);
+        }
         // G4: acquire the delivery, if there was one.
         let word = self.requests[slot].load(RESULT_LOAD);
         // G2: our own word; no helper compares against the idle one.
@@ -717,6 +724,16 @@ impl<T> BoundedStealer<T> {
     #[doc(hidden)]
     pub fn finish_steal(&self) -> Steal<T> {
         self.shared.serve(self.slot)
+    }
+
+    /// Whether this handle's request, started by
+    /// [`start_steal`](Self::start_steal), was already served or withdrawn
+    /// by other threads (model checkers' builds only).
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    #[doc(hidden)]
+    pub fn is_decided(&self) -> bool {
+        // G1: a look at our bit.
+        self.shared.top.load(TOP_LOAD) & bit(self.slot) == 0
     }
 
     /// The most rounds any finished request of this process ran (model

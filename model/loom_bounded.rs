@@ -1,0 +1,133 @@
+//! Loom models of the bounded deque (`deque::BoundedWorker`,
+//! `deque::BoundedStealer`, `proofs/bounded.md`): the owner and two thieves,
+//! every interleaving within a preemption bound, under the C11 memory model.
+//!
+//! Each model counts its executions and fails below its floor (about half
+//! of those observed, `loom_run.rs`), checks that the elements that came
+//! out are exactly those pushed, and that no steal returned `Retry`; every
+//! request's rounds are checked against `ROUND_BOUND` inside the deque
+//! (a debug assertion, on in these builds), and the largest count seen is
+//! printed. Elements are `usize` from 1, boxed by the deque, so a slot read
+//! whose write is not visible is a null word, which fails the deque's own
+//! assertion, and a duplicated element is a double free loom reports.
+//!
+//! Loom treats SeqCst read-modify-writes as AcqRel and handles
+//! `fence(SeqCst)`; the deque uses no SeqCst access but its two fences.
+//!
+//! Run with `cargo test --features loom --test loom_bounded`.
+
+#[path = "loom_run.rs"]
+mod loom_run;
+use loom::thread;
+use loom_run::{explore, progress};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc as StdArc;
+use stealpool::deque::{BoundedStealer, BoundedWorker, Steal, ROUND_BOUND};
+
+/// One steal: `Success` or `Empty`, never `Retry`.
+fn steal(stealer: &BoundedStealer<usize>) -> Option<usize> {
+    match stealer.steal() {
+        Steal::Success(value) => Some(value),
+        Steal::Empty => None,
+        Steal::Retry => panic!("a bounded steal returned Retry"),
+    }
+}
+
+fn drain(worker: &BoundedWorker<usize>, out: &mut Vec<usize>) {
+    while let Some(value) = worker.pop() {
+        out.push(value);
+    }
+    assert!(worker.is_empty(), "not empty after pop returned None");
+}
+
+fn assert_exactly_once(pushed: &[usize], mut out: Vec<usize>) {
+    out.sort_unstable();
+    assert_eq!(out, pushed, "elements out (left) differ from elements pushed (right)");
+}
+
+fn report_rounds(name: &str) {
+    let most = BoundedStealer::<usize>::most_rounds();
+    progress::line(format_args!(
+        "model {name}: at most {most} rounds per request (bound {ROUND_BOUND})"
+    ));
+    assert!(most <= ROUND_BOUND);
+}
+
+// Preemption bound 2, floor 28000 (57110 executions observed, 12 s).
+//
+// The owner pushes two elements and pops twice (the second pop is the last
+// element, taken through the owner's request) while two thieves steal once
+// each: owner pop against combined steals, every claim deciding between
+// them.
+#[test]
+fn pop_vs_combined_steal() {
+    let name = "bounded_pop_vs_combined_steal";
+    explore(name, 2, 28000, || {
+        let worker = BoundedWorker::with_capacity(2);
+        let thieves: Vec<_> = (0..2)
+            .map(|_| {
+                let stealer = worker.stealer();
+                thread::spawn(move || steal(&stealer))
+            })
+            .collect();
+        worker.push(1);
+        worker.push(2);
+        let mut out: Vec<usize> = Vec::new();
+        out.extend(worker.pop());
+        out.extend(worker.pop());
+        for thief in thieves {
+            out.extend(thief.join().unwrap());
+        }
+        drain(&worker, &mut out);
+        assert_exactly_once(&[1, 2], out);
+    });
+    report_rounds(name);
+}
+
+// Preemption bound 3, floor 4000 (8734 executions observed, 3 s).
+//
+// A thief announces its request and stops for good (`start_steal`): the
+// other thief and the owner must still finish, and the stopped request is
+// served or withdrawn by them (helping) in some executions; the stopped
+// thief collects its outcome only after both joined. The element goes to
+// exactly one of the three.
+#[test]
+fn helping_a_stalled_requester() {
+    let name = "bounded_helping_a_stalled_requester";
+    let helped = StdArc::new(AtomicUsize::new(0));
+    let counter = helped.clone();
+    explore(name, 3, 4000, move || {
+        let worker = BoundedWorker::with_capacity(2);
+        worker.push(1);
+        let stalled = worker.stealer();
+        let other = worker.stealer();
+        let (announced_tx, announced_rx) = loom::sync::mpsc::channel();
+        let stopped = thread::spawn(move || {
+            stalled.start_steal();
+            announced_tx.send(()).unwrap();
+            stalled
+        });
+        let thief = thread::spawn(move || {
+            announced_rx.recv().unwrap();
+            steal(&other)
+        });
+        worker.push(2);
+        let mut out: Vec<usize> = worker.pop().into_iter().collect();
+        out.extend(thief.join().unwrap());
+        let stalled = stopped.join().unwrap();
+        if stalled.is_decided() {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+        match stalled.finish_steal() {
+            Steal::Success(value) => out.push(value),
+            Steal::Empty => {}
+            Steal::Retry => panic!("a bounded steal returned Retry"),
+        }
+        drain(&worker, &mut out);
+        assert_exactly_once(&[1, 2], out);
+    });
+    let helped = helped.load(Ordering::Relaxed);
+    progress::line(format_args!("model {name}: the stalled request was decided by others in {helped} executions"));
+    assert!(helped > 0, "no execution served or withdrawn the stalled request for it");
+    report_rounds(name);
+}
