@@ -53,7 +53,7 @@ fn report_rounds(name: &str) {
     assert!(most <= ROUND_BOUND);
 }
 
-// Preemption bound 2, floor 28000 (57110 executions observed, 12 s).
+// Preemption bound 2, floor 22000 (45908 executions observed, 11 s).
 //
 // The owner pushes two elements and pops twice (the second pop is the last
 // element, taken through the owner's request) while two thieves steal once
@@ -62,7 +62,7 @@ fn report_rounds(name: &str) {
 #[test]
 fn pop_vs_combined_steal() {
     let name = "bounded_pop_vs_combined_steal";
-    explore(name, 2, 28000, || {
+    explore(name, 2, 22000, || {
         let worker = BoundedWorker::with_capacity(2);
         let thieves: Vec<_> = (0..2)
             .map(|_| {
@@ -84,7 +84,7 @@ fn pop_vs_combined_steal() {
     report_rounds(name);
 }
 
-// Preemption bound 3, floor 4000 (8734 executions observed, 3 s).
+// Preemption bound 3, floor 3000 (6390 executions observed, 3 s).
 //
 // A thief announces its request and stops for good (`start_steal`): the
 // other thief and the owner must still finish, and the stopped request is
@@ -96,7 +96,7 @@ fn helping_a_stalled_requester() {
     let name = "bounded_helping_a_stalled_requester";
     let helped = StdArc::new(AtomicUsize::new(0));
     let counter = helped.clone();
-    explore(name, 3, 4000, move || {
+    explore(name, 3, 3000, move || {
         let worker = BoundedWorker::with_capacity(2);
         worker.push(1);
         let stalled = worker.stealer();

@@ -77,6 +77,12 @@ orderings! {
     /// (G7) happens before any round that reads `top` without the tag,
     /// and before the owner's reuse of the slot (G8).
     CLEAR: Ordering = Release, weakened "bounded_clear" => Relaxed;
+    /// G5: the withdrawal that clears every pending bit. Release: the
+    /// `bottom` the withdrawer read (the owner's, when it is taking its
+    /// last element) happens before every later round, which acquires
+    /// `top` (G1) and so reads that `bottom` or a later one, and claims
+    /// nothing the owner is taking.
+    WITHDRAW: Ordering = Release, weakened "bounded_withdraw" => Relaxed;
     /// G8: the owner's load of `top` when its push reaches its limit.
     /// Acquire: every helper's read of a slot below `top - 1` happened
     /// before the clear it acquires, so the owner overwrites no slot a
@@ -95,11 +101,6 @@ orderings! {
     LOAD_BUFFER: Ordering = Acquire, weakened "bounded_load_buffer" => Relaxed;
 }
 
-/// G5: the withdrawal that clears every pending bit. Relaxed: the
-/// withdrawn requesters read nothing through it (they return `Empty` and
-/// read only their own pending word), and as an RMW it keeps the release
-/// sequence of `top` unbroken for later readers.
-const WITHDRAW: Ordering = Relaxed;
 
 /// G2: a requester's store of its own word (pending, then idle), and its
 /// registration in `free`. Relaxed: the pending store is published by the
@@ -607,14 +608,36 @@ impl<T> BoundedWorker<T> {
             // SAFETY: our buffer; index `bottom` is ours (G8).
             return Some(unsafe { from_word((*buffer).read(bottom)) });
         }
-        // G8: give index `bottom` back before asking for it.
-        shared.bottom.store(bottom + 1, STORE_BOTTOM);
         if left < 0 {
+            // G8: thieves took index `bottom` too: put `bottom` back.
+            shared.bottom.store(bottom + 1, STORE_BOTTOM);
             return None;
         }
-        // The last element: requested like a thief's steal, so that the
-        // owner and the thieves decide by the same claims (G6).
-        shared.request(OWNER).success()
+        // The last element. `bottom` stays below it, so a round that reads
+        // `bottom` from here on sees the deque empty and claims nothing;
+        // only a claim from a round that read `bottom` before can still take
+        // it. The owner's request, decided by a claim or a withdrawal like a
+        // thief's (G6, G5), settles between the two within the round bound.
+        let taken = match shared.request(OWNER) {
+            // A claim of index `bottom` served the owner.
+            Steal::Success(value) => Some(value),
+            _ => {
+                // Withdrawn. G8: relaxed; our rounds read `top` after the
+                // withdrawal, and no claim of index `bottom` comes after it
+                // (G5), so `top` is still at `bottom` unless a claim for
+                // another requester took it before.
+                if index(shared.top.load(OWNER_LOCAL)) == low(bottom) {
+                    let buffer = self.buffer.get();
+                    // SAFETY: our buffer; index `bottom` is ours (G8): the
+                    // deque is empty, `top` at `bottom`, as after any pop.
+                    return Some(unsafe { from_word((*buffer).read(bottom)) });
+                }
+                None
+            }
+        };
+        // G8: index `bottom` left through `top`: put `bottom` back at it.
+        shared.bottom.store(bottom + 1, STORE_BOTTOM);
+        taken
     }
 }
 
