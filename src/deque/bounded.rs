@@ -28,7 +28,7 @@
 //! for every `T` larger than a word), so that a request word tells a pending
 //! request (odd) from a delivered element (an even pointer).
 
-use super::buffer::Buffer;
+use super::buffer::{Buffer, OwnerView};
 use super::Steal;
 use crate::sync::{Arc, AtomicI64, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use crate::weaken::{fence, orderings};
@@ -186,6 +186,7 @@ fn pending_start(word: *mut ()) -> u64 {
 #[repr(align(4))]
 struct Item<T>(T);
 
+#[inline(always)]
 fn into_word<T>(value: T) -> *mut () {
     Box::into_raw(Box::new(Item(value))).cast()
 }
@@ -193,6 +194,7 @@ fn into_word<T>(value: T) -> *mut () {
 /// # Safety
 ///
 /// `word` came from `into_word::<T>` and is turned back once.
+#[inline(always)]
 unsafe fn from_word<T>(word: *mut ()) -> T {
     #[cfg(any(feature = "loom", feature = "shuttle"))]
     assert!(!word.is_null() && word.addr() & 3 == 0, "not an element word");
@@ -392,6 +394,8 @@ pub struct BoundedWorker<T> {
     shared: Arc<Shared<T>>,
     /// The owner's copy of the buffer pointer.
     buffer: Cell<*mut Buffer>,
+    /// The owner's view of that buffer's slots, replaced with it.
+    slots: Cell<OwnerView>,
     /// `push` writes below this index without loading `top` (G8).
     push_limit: Cell<i64>,
 }
@@ -449,6 +453,8 @@ impl<T> BoundedWorker<T> {
         BoundedWorker {
             shared,
             buffer: Cell::new(buffer),
+            // SAFETY: the buffer lives as long as the deque (R1).
+            slots: Cell::new(unsafe { (*buffer).owner_view() }),
             push_limit: Cell::new(0),
         }
     }
@@ -533,35 +539,33 @@ impl<T> BoundedWorker<T> {
     /// worker.push([0u8; 64]);
     /// assert_eq!(worker.len(), 1);
     /// ```
+    #[inline]
     pub fn push(&self, value: T) {
         let shared = &*self.shared;
         let word = into_word(value);
         // G8: our own `bottom`.
         let bottom = shared.bottom.load(OWNER_LOCAL);
-        let mut buffer = self.buffer.get();
+        let mut slots = self.slots.get();
         if bottom >= self.push_limit.get() {
             // G8: acquire, so no helper still reads a slot we overwrite.
             let top = shared.top.load(PUSH_LOAD_TOP);
             // The slot of `top - 1` may hold a claim not yet delivered (G8).
             let keep = bottom - diff(low(bottom), index(top)) - 1;
-            // SAFETY: our buffer lives as long as the deque.
-            let capacity = unsafe { (*buffer).capacity() } as i64;
-            if bottom - keep >= capacity {
-                buffer = self.grow(keep.max(0), bottom);
+            if bottom - keep >= slots.capacity() as i64 {
+                slots = self.grow(keep.max(0), bottom);
             }
-            // SAFETY: as above.
-            self.push_limit.set(keep + unsafe { (*buffer).capacity() } as i64);
+            self.push_limit.set(keep + slots.capacity() as i64);
         }
-        // SAFETY: as above. G8: index `bottom` is not visible to rounds
-        // until the store below, and its slot holds no claim.
-        unsafe { (*buffer).write(bottom, word) };
+        // G8: index `bottom` is not visible to rounds until the store
+        // below, and its slot holds no claim.
+        slots.write(bottom, word);
         // G8: release the slot to rounds that acquire `bottom` (G3).
         shared.bottom.store(bottom + 1, STORE_BOTTOM);
     }
 
     /// A buffer twice as large holding indices `from..bottom`, published.
     #[cold]
-    fn grow(&self, from: i64, bottom: i64) -> *mut Buffer {
+    fn grow(&self, from: i64, bottom: i64) -> OwnerView {
         let old = self.buffer.get();
         // SAFETY: our buffer lives as long as the deque.
         let capacity = unsafe { (*old).capacity() } * 2;
@@ -574,7 +578,10 @@ impl<T> BoundedWorker<T> {
         // G8: release the copies to helpers that acquire the pointer.
         self.shared.buffer.store(new, PUBLISH_BUFFER);
         self.buffer.set(new);
-        new
+        // SAFETY: the new buffer lives as long as the deque (R1).
+        let slots = unsafe { (*new).owner_view() };
+        self.slots.set(slots);
+        slots
     }
 
     /// Pops the newest element, or `None` if the deque is empty (or thieves
@@ -588,6 +595,7 @@ impl<T> BoundedWorker<T> {
     /// assert_eq!(worker.pop(), Some(1));
     /// assert_eq!(worker.pop(), None);
     /// ```
+    #[inline]
     pub fn pop(&self) -> Option<T> {
         let shared = &*self.shared;
         // G8: our own `bottom`, and a relaxed look at `top` that can only
@@ -604,9 +612,8 @@ impl<T> BoundedWorker<T> {
         let left = diff(low(bottom), index(shared.top.load(OWNER_LOCAL)));
         if left > 0 {
             // More than one element: no claim can reach index `bottom`.
-            let buffer = self.buffer.get();
-            // SAFETY: our buffer; index `bottom` is ours (G8).
-            return Some(unsafe { from_word((*buffer).read(bottom)) });
+            // SAFETY: index `bottom` is ours (G8).
+            return Some(unsafe { from_word(self.slots.get().read(bottom)) });
         }
         if left < 0 {
             // G8: thieves took index `bottom` too: put `bottom` back.
@@ -627,10 +634,9 @@ impl<T> BoundedWorker<T> {
                 // (G5), so `top` is still at `bottom` unless a claim for
                 // another requester took it before.
                 if index(shared.top.load(OWNER_LOCAL)) == low(bottom) {
-                    let buffer = self.buffer.get();
-                    // SAFETY: our buffer; index `bottom` is ours (G8): the
-                    // deque is empty, `top` at `bottom`, as after any pop.
-                    return Some(unsafe { from_word((*buffer).read(bottom)) });
+                    // SAFETY: index `bottom` is ours (G8): the deque is
+                    // empty, `top` at `bottom`, as after any pop.
+                    return Some(unsafe { from_word(self.slots.get().read(bottom)) });
                 }
                 None
             }
