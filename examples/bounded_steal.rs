@@ -272,7 +272,10 @@ fn main() {
                 },
                 n,
             );
-            println!("| {n} | [u64; 2] (boxed by both), run {repeat} | {today:.1} | {new:.1} | {:.2} |", new / today);
+            println!(
+                "| {n} | [u64; 2] (boxed by both), run {repeat} | {today:.1} | {new:.1} | {:.2} |",
+                new / today
+            );
         }
         let worker = Worker::<u64>::new();
         let bounded = BoundedWorker::<u64>::new();
@@ -302,6 +305,9 @@ fn main() {
             },
             n,
         );
-        println!("| {n} | u64 (a word for Worker, boxed by BoundedWorker) | {today:.1} | {new:.1} | {:.2} |", new / today);
+        println!(
+            "| {n} | u64 (a word for Worker, boxed by BoundedWorker) | {today:.1} | {new:.1} | {:.2} |",
+            new / today
+        );
     }
 }

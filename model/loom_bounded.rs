@@ -42,7 +42,10 @@ fn drain(worker: &BoundedWorker<usize>, out: &mut Vec<usize>) {
 
 fn assert_exactly_once(pushed: &[usize], mut out: Vec<usize>) {
     out.sort_unstable();
-    assert_eq!(out, pushed, "elements out (left) differ from elements pushed (right)");
+    assert_eq!(
+        out, pushed,
+        "elements out (left) differ from elements pushed (right)"
+    );
 }
 
 fn report_rounds(name: &str) {
@@ -127,7 +130,12 @@ fn helping_a_stalled_requester() {
         assert_exactly_once(&[1, 2], out);
     });
     let helped = helped.load(Ordering::Relaxed);
-    progress::line(format_args!("model {name}: the stalled request was decided by others in {helped} executions"));
-    assert!(helped > 0, "no execution served or withdrawn the stalled request for it");
+    progress::line(format_args!(
+        "model {name}: the stalled request was decided by others in {helped} executions"
+    ));
+    assert!(
+        helped > 0,
+        "no execution served or withdrawn the stalled request for it"
+    );
     report_rounds(name);
 }

@@ -39,20 +39,31 @@ fn stolen(steal: Steal<usize>) -> Stolen {
 
 fn report_rounds(what: &str) {
     let most = BoundedStealer::<usize>::most_rounds();
-    progress::line(format_args!("shuttle_bounded {what}: at most {most} rounds per request (bound {ROUND_BOUND})"));
+    progress::line(format_args!(
+        "shuttle_bounded {what}: at most {most} rounds per request (bound {ROUND_BOUND})"
+    ));
     assert!(most <= ROUND_BOUND);
 }
 
 /// Every pushed element came out exactly once.
 fn assert_exactly_once(pushed: usize, mut out: Vec<usize>) {
     out.sort_unstable();
-    assert_eq!(out, (1..=pushed).collect::<Vec<_>>(), "elements out differ from elements pushed");
+    assert_eq!(
+        out,
+        (1..=pushed).collect::<Vec<_>>(),
+        "elements out differ from elements pushed"
+    );
 }
 
 /// The owner does `owner_ops` random pushes (two in three) and pops on a
 /// deque of capacity 2 (so pushes grow it while thieves steal); each of
 /// `thieves` thieves steals `steals` times; the history is checked.
-fn linearizable(thieves: usize, owner_ops: usize, steals: usize, tally: std::sync::Arc<OverlapTally>) -> impl Fn() + Send + Sync {
+fn linearizable(
+    thieves: usize,
+    owner_ops: usize,
+    steals: usize,
+    tally: std::sync::Arc<OverlapTally>,
+) -> impl Fn() + Send + Sync {
     move || {
         let clock = Arc::new(AtomicU64::new(1));
         let worker = BoundedWorker::<usize>::with_capacity(2);
@@ -101,7 +112,13 @@ fn linearizable(thieves: usize, owner_ops: usize, steals: usize, tally: std::syn
 
 fn lin_test(name: &str, schedule: Schedule, seed: u64, (cross, pop, steals): (usize, usize, usize)) {
     let tally = std::sync::Arc::new(OverlapTally::default());
-    run_seeded("shuttle_bounded", name, schedule, Some(seed), linearizable(3, 7, 3, tally.clone()));
+    run_seeded(
+        "shuttle_bounded",
+        name,
+        schedule,
+        Some(seed),
+        linearizable(3, 7, 3, tally.clone()),
+    );
     progress::line(format_args!("shuttle_bounded {name}: {}", tally.summary()));
     tally.assert_floors(&format!("shuttle_bounded {name}"), cross, pop, steals);
     report_rounds(name);
@@ -126,7 +143,10 @@ fn linearizable_owner_and_three_thieves_random() {
 fn linearizable_owner_and_three_thieves_pct() {
     lin_test(
         "linearizable_owner_and_three_thieves_pct",
-        Schedule::Pct { iterations: 20000, depth: 3 },
+        Schedule::Pct {
+            iterations: 20000,
+            depth: 3,
+        },
         0xB0_0002,
         (70, 12, 10),
     );
@@ -137,35 +157,40 @@ fn linearizable_owner_and_three_thieves_pct() {
 // of the time; every element comes out exactly once.
 #[test]
 fn seven_thieves() {
-    run("shuttle_bounded", "seven_thieves", Schedule::Random { iterations: 5000 }, || {
-        let worker = BoundedWorker::<usize>::with_capacity(2);
-        let thieves: Vec<_> = (0..7)
-            .map(|_| {
-                let stealer = worker.stealer();
-                thread::spawn(move || {
-                    let mut got = Vec::new();
-                    while let Some(v) = stolen_value(stealer.steal()) {
-                        got.push(v);
-                    }
-                    got
+    run(
+        "shuttle_bounded",
+        "seven_thieves",
+        Schedule::Random { iterations: 5000 },
+        || {
+            let worker = BoundedWorker::<usize>::with_capacity(2);
+            let thieves: Vec<_> = (0..7)
+                .map(|_| {
+                    let stealer = worker.stealer();
+                    thread::spawn(move || {
+                        let mut got = Vec::new();
+                        while let Some(v) = stolen_value(stealer.steal()) {
+                            got.push(v);
+                        }
+                        got
+                    })
                 })
-            })
-            .collect();
-        let mut out = Vec::new();
-        for value in 1..=12 {
-            worker.push(value);
-            if value % 3 == 0 {
-                out.extend(worker.pop());
+                .collect();
+            let mut out = Vec::new();
+            for value in 1..=12 {
+                worker.push(value);
+                if value % 3 == 0 {
+                    out.extend(worker.pop());
+                }
             }
-        }
-        for thief in thieves {
-            out.extend(thief.join().unwrap());
-        }
-        while let Some(v) = worker.pop() {
-            out.push(v);
-        }
-        assert_exactly_once(12, out);
-    });
+            for thief in thieves {
+                out.extend(thief.join().unwrap());
+            }
+            while let Some(v) = worker.pop() {
+                out.push(v);
+            }
+            assert_exactly_once(12, out);
+        },
+    );
     report_rounds("seven_thieves");
 }
 
@@ -187,8 +212,17 @@ fn stolen_value(steal: Steal<usize>) -> Option<usize> {
 fn a_stopped_thief_keeps_no_one_waiting() {
     let helped = std::sync::Arc::new(AtomicUsize::new(0));
     for (name, schedule) in [
-        ("a_stopped_thief_keeps_no_one_waiting_random", Schedule::Random { iterations: 5000 }),
-        ("a_stopped_thief_keeps_no_one_waiting_pct", Schedule::Pct { iterations: 5000, depth: 3 }),
+        (
+            "a_stopped_thief_keeps_no_one_waiting_random",
+            Schedule::Random { iterations: 5000 },
+        ),
+        (
+            "a_stopped_thief_keeps_no_one_waiting_pct",
+            Schedule::Pct {
+                iterations: 5000,
+                depth: 3,
+            },
+        ),
     ] {
         let helped = helped.clone();
         run("shuttle_bounded", name, schedule, move || {

@@ -26,11 +26,20 @@ impl Seen {
         Seen((0..elements).map(|_| AtomicU8::new(0)).collect())
     }
     fn take(&self, element: usize) {
-        assert_eq!(self.0[element].fetch_add(1, Relaxed), 0, "element {element} came out twice");
+        assert_eq!(
+            self.0[element].fetch_add(1, Relaxed),
+            0,
+            "element {element} came out twice"
+        );
     }
     fn all_once(&self) {
         for (i, seen) in self.0.iter().enumerate() {
-            assert_eq!(seen.load(Relaxed), 1, "element {i} came out {} times", seen.load(Relaxed));
+            assert_eq!(
+                seen.load(Relaxed),
+                1,
+                "element {i} came out {} times",
+                seen.load(Relaxed)
+            );
         }
     }
 }

@@ -101,7 +101,6 @@ orderings! {
     LOAD_BUFFER: Ordering = Acquire, weakened "bounded_load_buffer" => Relaxed;
 }
 
-
 /// G2: a requester's store of its own word (pending, then idle), and its
 /// registration in `free`. Relaxed: the pending store is published by the
 /// announce (G2); nobody compares against the idle word; a slot taken from
@@ -291,12 +290,18 @@ impl<T> Shared<T> {
 
     /// The end of `slot`'s request: the delivered element, or `Empty`.
     fn take_result(&self, slot: usize, rounds: usize) -> Steal<T> {
-        debug_assert!(rounds <= ROUND_BOUND, "{rounds} rounds, above the bound {ROUND_BOUND}");
+        debug_assert!(
+            rounds <= ROUND_BOUND,
+            "{rounds} rounds, above the bound {ROUND_BOUND}"
+        );
         // The checkers' builds check the bound in every build profile, and
         // keep the largest count seen (T1: a statistic, outside the facade).
         #[cfg(any(feature = "loom", feature = "shuttle"))]
         {
-            assert!(rounds <= ROUND_BOUND, "{rounds} rounds, above the bound {ROUND_BOUND}");
+            assert!(
+                rounds <= ROUND_BOUND,
+                "{rounds} rounds, above the bound {ROUND_BOUND}"
+            );
             MOST_ROUNDS.fetch_max(rounds, std::sync::atomic::Ordering::Relaxed);
         }
         // G4: acquire the delivery, if there was one.
@@ -328,7 +333,9 @@ impl<T> Shared<T> {
             let _ = self.requests[slot].compare_exchange(word, element, DELIVER, CAS_FAILURE);
         }
         // G9: release the delivery to whoever reads the cleared word.
-        let _ = self.top.compare_exchange(current, current & !TAG_MASK, CLEAR, CAS_FAILURE);
+        let _ = self
+            .top
+            .compare_exchange(current, current & !TAG_MASK, CLEAR, CAS_FAILURE);
     }
 
     /// A snapshot of the number of elements.
@@ -352,6 +359,7 @@ impl<T> Drop for Shared<T> {
         // neither by a pop nor by a delivered steal, dropped once.
         if tag(top) != 0 {
             // A claim not delivered: its element is still in its slot.
+            // G8: relaxed, as above.
             let word = self.requests[(tag(top) - 1) as usize].load(OWNER_LOCAL);
             let claimed = low(first - 1);
             if is_pending(word) && diff(claimed, pending_start(word)) >= 0 {
@@ -362,6 +370,7 @@ impl<T> Drop for Shared<T> {
             drop(unsafe { from_word::<T>((*buffer).read(index)) });
         }
         for request in self.requests.iter() {
+            // G8: relaxed, as above; a delivered element is dropped here.
             let word = request.load(OWNER_LOCAL);
             if !is_pending(word) && word.addr() != IDLE {
                 drop(unsafe { from_word::<T>(word) });
@@ -446,7 +455,9 @@ impl<T> BoundedWorker<T> {
             top: CachePadded::new(AtomicU64::new(0)),
             bottom: CachePadded::new(AtomicI64::new(0)),
             buffer: CachePadded::new(AtomicPtr::new(buffer)),
-            requests: (0..SLOTS).map(|_| CachePadded::new(AtomicPtr::new(idle))).collect(),
+            requests: (0..SLOTS)
+                .map(|_| CachePadded::new(AtomicPtr::new(idle)))
+                .collect(),
             free: AtomicUsize::new((1 << MAX_STEALERS) - 1),
             _owns: PhantomData,
         });
@@ -569,7 +580,10 @@ impl<T> BoundedWorker<T> {
         let old = self.buffer.get();
         // SAFETY: our buffer lives as long as the deque.
         let capacity = unsafe { (*old).capacity() } * 2;
-        assert!(capacity <= MAX_CAPACITY, "stealpool::deque::BoundedWorker: more than 2^40 elements");
+        assert!(
+            capacity <= MAX_CAPACITY,
+            "stealpool::deque::BoundedWorker: more than 2^40 elements"
+        );
         let new = Buffer::alloc(capacity, old);
         for index in from..bottom {
             // SAFETY: both buffers live as long as the deque.
@@ -770,6 +784,7 @@ impl<T> BoundedStealer<T> {
     #[cfg(any(feature = "loom", feature = "shuttle"))]
     #[doc(hidden)]
     pub fn most_rounds() -> usize {
+        // T1: a statistic, read after the runs that counted.
         MOST_ROUNDS.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
@@ -783,7 +798,9 @@ impl<T> Drop for BoundedStealer<T> {
 
 impl<T> fmt::Debug for BoundedStealer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BoundedStealer").field("slot", &self.slot).finish()
+        f.debug_struct("BoundedStealer")
+            .field("slot", &self.slot)
+            .finish()
     }
 }
 
@@ -817,7 +834,11 @@ mod tests {
         thief.shared.announce(thief.slot);
         let current = thief.shared.top.load(Relaxed);
         let next = (1 << INDEX_SHIFT) | (thief.slot as u64 + 1);
-        assert!(thief.shared.top.compare_exchange(current, next, Relaxed, Relaxed).is_ok());
+        assert!(thief
+            .shared
+            .top
+            .compare_exchange(current, next, Relaxed, Relaxed)
+            .is_ok());
         drop(thief);
         drop(worker);
     }

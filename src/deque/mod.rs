@@ -90,9 +90,9 @@ mod steal;
 mod stealer;
 mod worker;
 
+pub use bounded::{BoundedStealer, BoundedWorker, MAX_STEALERS, ROUND_BOUND};
 #[allow(unused_imports)] // used by the tests
 pub(crate) use element::is_boxed;
-pub use bounded::{BoundedStealer, BoundedWorker, MAX_STEALERS, ROUND_BOUND};
 pub use element::Element;
 use element::{from_word, into_word};
 pub use injector::Injector;
