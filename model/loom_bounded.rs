@@ -7,8 +7,11 @@
 //! out are exactly those pushed, and that no steal returned `Retry`; every
 //! request's rounds are checked against `ROUND_BOUND` inside the deque
 //! (a debug assertion, on in these builds), and the largest count seen is
-//! printed. Elements are `usize` from 1, boxed by the deque, so a slot read
-//! whose write is not visible is a null word, which fails the deque's own
+//! printed. Elements are loom cells holding a `usize` from 1 (boxed by the
+//! deque): a thread that takes one reads the cell, and loom reports the
+//! read if the owner's creation of the cell does not happen before it (the
+//! chain push, claim, delivery, clear that G3-G9 argue). A slot read whose
+//! write is not visible is a null word, which fails the deque's own
 //! assertion, and a duplicated element is a double free loom reports.
 //!
 //! Loom treats SeqCst read-modify-writes as AcqRel and handles
@@ -18,24 +21,39 @@
 
 #[path = "loom_run.rs"]
 mod loom_run;
+use loom::cell::UnsafeCell;
 use loom::thread;
 use loom_run::{explore, progress};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc as StdArc;
 use stealpool::deque::{BoundedStealer, BoundedWorker, Steal, ROUND_BOUND};
 
+/// An element: a cell loom checks every access to.
+type Element = UnsafeCell<usize>;
+
+fn element(value: usize) -> Element {
+    UnsafeCell::new(value)
+}
+
+/// Reads an element taken from the deque (loom checks the read against
+/// the cell's creation by the owner).
+fn value(cell: Element) -> usize {
+    // SAFETY: the cell is ours alone; loom checks the causality.
+    cell.with(|p| unsafe { *p })
+}
+
 /// One steal: `Success` or `Empty`, never `Retry`.
-fn steal(stealer: &BoundedStealer<usize>) -> Option<usize> {
+fn steal(stealer: &BoundedStealer<Element>) -> Option<usize> {
     match stealer.steal() {
-        Steal::Success(value) => Some(value),
+        Steal::Success(cell) => Some(value(cell)),
         Steal::Empty => None,
         Steal::Retry => panic!("a bounded steal returned Retry"),
     }
 }
 
-fn drain(worker: &BoundedWorker<usize>, out: &mut Vec<usize>) {
-    while let Some(value) = worker.pop() {
-        out.push(value);
+fn drain(worker: &BoundedWorker<Element>, out: &mut Vec<usize>) {
+    while let Some(cell) = worker.pop() {
+        out.push(value(cell));
     }
     assert!(worker.is_empty(), "not empty after pop returned None");
 }
@@ -49,7 +67,7 @@ fn assert_exactly_once(pushed: &[usize], mut out: Vec<usize>) {
 }
 
 fn report_rounds(name: &str) {
-    let most = BoundedStealer::<usize>::most_rounds();
+    let most = BoundedStealer::<Element>::most_rounds();
     progress::line(format_args!(
         "model {name}: at most {most} rounds per request (bound {ROUND_BOUND})"
     ));
@@ -73,11 +91,11 @@ fn pop_vs_combined_steal() {
                 thread::spawn(move || steal(&stealer))
             })
             .collect();
-        worker.push(1);
-        worker.push(2);
+        worker.push(element(1));
+        worker.push(element(2));
         let mut out: Vec<usize> = Vec::new();
-        out.extend(worker.pop());
-        out.extend(worker.pop());
+        out.extend(worker.pop().map(value));
+        out.extend(worker.pop().map(value));
         for thief in thieves {
             out.extend(thief.join().unwrap());
         }
@@ -101,7 +119,7 @@ fn helping_a_stalled_requester() {
     let counter = helped.clone();
     explore(name, 3, 3000, move || {
         let worker = BoundedWorker::with_capacity(2);
-        worker.push(1);
+        worker.push(element(1));
         let stalled = worker.stealer();
         let other = worker.stealer();
         let (announced_tx, announced_rx) = loom::sync::mpsc::channel();
@@ -114,15 +132,15 @@ fn helping_a_stalled_requester() {
             announced_rx.recv().unwrap();
             steal(&other)
         });
-        worker.push(2);
-        let mut out: Vec<usize> = worker.pop().into_iter().collect();
+        worker.push(element(2));
+        let mut out: Vec<usize> = worker.pop().map(value).into_iter().collect();
         out.extend(thief.join().unwrap());
         let stalled = stopped.join().unwrap();
         if stalled.is_decided() {
             counter.fetch_add(1, Ordering::Relaxed);
         }
         match stalled.finish_steal() {
-            Steal::Success(value) => out.push(value),
+            Steal::Success(cell) => out.push(value(cell)),
             Steal::Empty => {}
             Steal::Retry => panic!("a bounded steal returned Retry"),
         }

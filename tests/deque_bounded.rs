@@ -6,6 +6,9 @@
 //! these too (scaled down) for data races, use-after-free and leaks on the
 //! unsafe paths (boxing, slot reads by helpers, buffer growth, drop).
 
+#[path = "../model/bounded_ops.rs"]
+mod bounded_ops;
+
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::*};
 use std::sync::{Arc, Barrier};
 use std::thread;
@@ -146,4 +149,23 @@ fn stealers_come_and_go() {
         assert_eq!(thieves[round % MAX_STEALERS].steal(), Steal::Success(round));
     }
     assert!(worker.try_stealer().is_some());
+}
+
+/// The fuzz target's body (`fuzz/fuzz_targets/bounded_ops.rs`) on inputs
+/// from a fixed xorshift sequence: 2000 sequences of up to 300 operations
+/// (40 under Miri), each checked against a `VecDeque`.
+#[test]
+fn operation_sequences_match_a_vecdeque() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..scaled(2000, 40) {
+        let len = (next() % 300) as usize;
+        let bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        bounded_ops::check_bounded_ops(next() as u8, &bytes);
+    }
 }
