@@ -182,6 +182,15 @@ step_miri() {
     run miri_deque_tb 1500 "deque: UB under Tree Borrows" "Miri TB, $((MIRI_SEEDS / 2)) seeds" -- \
         env MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-many-seeds=0..$((MIRI_SEEDS / 2))" CARGO_TARGET_DIR=target/miri \
         cargo +nightly miri test --test deque_threads
+    # The bounded deque (tests/deque_bounded.rs, proofs/bounded.md): helpers'
+    # slot reads, deliveries of boxes between threads, growth, drops of what
+    # is left in slots, claims and requests; a quarter of the deque's seeds
+    # under each aliasing model.
+    run miri_bounded 900 "bounded deque: UB, races, leaks" "Miri SB+TB, $((MIRI_SEEDS / 4)) seeds each" -- \
+        bash -c "MIRIFLAGS='-Zmiri-many-seeds=0..$((MIRI_SEEDS / 4))' CARGO_TARGET_DIR=target/miri \
+            cargo +nightly miri test --test deque_bounded &&
+            MIRIFLAGS='-Zmiri-tree-borrows -Zmiri-many-seeds=0..$((MIRI_SEEDS / 4))' CARGO_TARGET_DIR=target/miri \
+            cargo +nightly miri test --test deque_bounded"
     run miri_deque_model 1500 "deque vs reference model" "Miri" -- \
         env CARGO_TARGET_DIR=target/miri cargo +nightly miri test --test deque_proptest
     run miri_pool 1500 "pool: UB, races, leaks" "Miri" -- \
