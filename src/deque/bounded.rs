@@ -118,6 +118,15 @@ const CAS_FAILURE: Ordering = Relaxed;
 
 /// The most thieves a deque can have at once (the owner takes the last of
 /// the 16 request slots).
+///
+/// ```
+/// use stealpool::deque::{BoundedWorker, MAX_STEALERS};
+///
+/// let worker = BoundedWorker::<u8>::new();
+/// let thieves: Vec<_> = (0..MAX_STEALERS).map(|_| worker.stealer()).collect();
+/// assert!(worker.try_stealer().is_none());
+/// # drop(thieves);
+/// ```
 pub const MAX_STEALERS: usize = 15;
 
 /// Request slots: 15 thieves and the owner.
@@ -131,6 +140,11 @@ const OWNER: usize = 15;
 /// before a pending request is served or withdrawn, and each round that
 /// does not return is matched to one of those changes). Every round does
 /// at most one CAS of `top` and eight atomic steps in all.
+///
+/// ```
+/// // 64 rounds of at most 8 atomic steps, plus the announce's 3.
+/// assert_eq!(stealpool::deque::ROUND_BOUND * 8 + 3, 515);
+/// ```
 pub const ROUND_BOUND: usize = 4 * SLOTS;
 
 // Layout of the `top` word: index (43 bits) | pending mask (16) | tag (5).
