@@ -153,8 +153,7 @@ fn stealers_come_and_go() {
 
 /// The fuzz target's body (`fuzz/fuzz_targets/bounded_ops.rs`) on inputs
 /// from a fixed xorshift sequence: 2000 sequences of up to 300 operations
-/// (6 under Miri, which runs the sequences above), each checked against a
-/// `VecDeque`.
+/// (6 under Miri), each checked against a `VecDeque`.
 #[test]
 fn operation_sequences_match_a_vecdeque() {
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
