@@ -48,5 +48,4 @@ pub use stats::{Stats, WorkerStats};
 pub use topology::{Topology, TopologyError};
 
 mod thread_pool;
-use thread_pool::extend_worker;
 pub use thread_pool::{current_worker_index, ThreadPool};
