@@ -7,6 +7,7 @@
 //! cargo run --release --example report -- --rounds 5
 //! cargo run --release --example report -- --fork-join   # section [6] only
 //! cargo run --release --example report -- --par-iter    # parallel iterators vs rayon's
+//! cargo run --release --example report -- --many        # section [8]: 8, 16, 64 workers vs rayon
 //! cargo run --release --example report -- --csv report.csv
 //! cargo run --release --example report -- --help
 //! ```
@@ -67,11 +68,14 @@ macro_rules! say {
         say!("")
     };
     ($($arg:tt)*) => {{
-        let mut details = DETAILS.lock().unwrap_or_else(|e| e.into_inner());
+        let mut details = crate::DETAILS.lock().unwrap_or_else(|e| e.into_inner());
         details.push_str(&format!($($arg)*));
         details.push('\n');
     }};
 }
+
+#[path = "common/many.rs"]
+mod many;
 
 /// Prints what [`DETAILS`] holds so far, and empties it.
 fn flush_details() {
@@ -1522,6 +1526,10 @@ const OPTIONS: &[cli::Opt] = &[
         "run section [6] (fork-join against chili and rayon) alone",
     ),
     cli::switch(
+        "many",
+        "run section [8] alone: 8, 16 and 64 workers against rayon with as many threads",
+    ),
+    cli::switch(
         "par-iter",
         "run the parallel iterators against rayon's alone (its own table)",
     ),
@@ -1568,7 +1576,10 @@ fn main() {
         par_iter_bench::run(rounds);
         return;
     }
-    if args.has("fork-join") {
+    if args.has("many") {
+        // More workers than cores, alone: not part of the default report.
+        many::oversubscribed(rounds, &mut summary);
+    } else if args.has("fork-join") {
         // Section [6] alone, for iterating on `join`.
         fork_join_peers(&mut summary);
     } else {
