@@ -547,10 +547,13 @@ fn scenario_quicksort(rounds: usize, summary: &mut Summary) {
         "  stealpool simple quicksort: {}",
         runs[4].detail.as_deref().unwrap_or("")
     );
+    // 1.8x on two workers; from eight on, the 6x on 8 cores asked of a
+    // work-stealing pool (3/4 of each core).
+    let bar = if w >= 8 { 0.75 * w as f64 } else { 0.9 * w as f64 };
     summary.target(
-        format!("quicksort of 10M: speedup >= 1.8x on {w} workers over the sequential sort"),
+        format!("quicksort of 10M: speedup >= {bar:.1}x on {w} workers over the sequential sort"),
         format!("{}x", cli::fixed(over_sequential, 2)),
-        status(over_sequential >= 1.8),
+        status(over_sequential >= bar),
     );
 }
 
@@ -632,6 +635,17 @@ fn scenario_mix(rounds: usize, summary: &mut Summary) {
         ),
     );
     scaling(&runs, w);
+    if w >= 8 {
+        // The 7x on 8 cores asked of the mix (7/8 of each core): only
+        // where there are that many cores to measure it on.
+        let speedup = cli::ratio(work.as_secs_f64(), runs[1].wall.as_secs_f64());
+        let bar = 0.875 * w as f64;
+        summary.target(
+            format!("uneven mix: speedup >= {bar:.1}x on {w} workers (work / wall)"),
+            format!("{}x", cli::fixed(speedup, 2)),
+            status(speedup >= bar),
+        );
+    }
 }
 
 /// `submitters` threads each spawn `per_submitter` micro-tasks with
