@@ -1153,6 +1153,11 @@ fn fork_join_peers(summary: &mut Summary) {
             }
             summary.compare(&scenario, "rayon", ours, rayon, "ns", Kind::Time);
             summary.compare(&scenario, "chili", ours, chili, "ns", Kind::Time);
+            // CPU per join: what other load disturbs least (on two
+            // workers, the work of both).
+            let cpu_scenario = format!("{scenario}, CPU");
+            summary.compare(&cpu_scenario, "rayon", cpu[0], cpu[2], "ns", Kind::Time);
+            summary.compare(&cpu_scenario, "chili", cpu[0], cpu[3], "ns", Kind::Time);
             say!(
                 "  {workload}, {threads} thread(s): stealpool {ours:.2}, rayon {rayon:.2}, chili {chili:.2} ns per \
                  join; stealpool {:.2}x rayon's, {:.2}x chili's; with max_pending_joins({PENDING_LIMIT}) {limited:.2} \
