@@ -11,6 +11,7 @@
 use super::injector_queue::Queue;
 use super::job::JobRef;
 use crate::deque::Worker;
+use crossbeam_utils::CachePadded;
 
 pub(crate) struct Injector {
     queue: Queue<JobRef>,
@@ -65,5 +66,86 @@ impl Injector {
             moved = true;
         }
         moved
+    }
+}
+
+/// The pool's injectors: one per node that holds a worker (Q10 in
+/// `proofs/injector.md`). A submission goes to one node's; a worker takes
+/// from its own node's first, then from the others'. With one node this is
+/// the single `Injector` of before, and every method takes its one-node
+/// path first.
+pub(crate) struct NodeInjectors {
+    /// Node 0's injector: the only one of a one-node pool.
+    first: Injector,
+    /// Nodes 1 and up (empty with one node), a line each: submitters and
+    /// takers of different nodes do not share one.
+    rest: Box<[CachePadded<Injector>]>,
+}
+
+impl NodeInjectors {
+    /// One injector per node, for `nodes` nodes (at least one).
+    pub(crate) fn new(nodes: usize) -> Self {
+        NodeInjectors {
+            first: Injector::new(),
+            rest: (1..nodes).map(|_| CachePadded::new(Injector::new())).collect(),
+        }
+    }
+
+    /// How many nodes, so injectors, there are.
+    pub(crate) fn nodes(&self) -> usize {
+        1 + self.rest.len()
+    }
+
+    /// Node `node`'s injector.
+    fn node(&self, node: usize) -> &Injector {
+        match node.checked_sub(1) {
+            None => &self.first,
+            Some(rest) => &self.rest[rest],
+        }
+    }
+
+    /// Appends a job on node 0's injector: for a job that no submitter's
+    /// order ties to a node (a job a wait hands back, H6/H7; a
+    /// continuation, K3). Any worker finds it (Q10).
+    pub(crate) fn push(&self, job: JobRef) {
+        self.first.push(job);
+    }
+
+    /// Appends a job on the injector of the node `node()` names, called
+    /// only with several nodes (Q10: each submitter always names the same
+    /// node, so Q5 holds per submitter). The caller then announces it (S3),
+    /// as for `Injector::push`.
+    #[inline]
+    pub(crate) fn push_to(&self, node: impl FnOnce() -> usize, job: JobRef) {
+        if self.rest.is_empty() {
+            return self.first.push(job);
+        }
+        self.node(node()).push(job);
+    }
+
+    /// Whether every node's injector is empty (Q4 on each, Q10: the
+    /// sleepers' `has_work` looks at all of them after S2).
+    /// `--cfg stealpool_bug="nodes_unchecked"` looks at node 0's only, the
+    /// mistake Q10 rules out: a job on another node's is stranded while
+    /// the workers sleep.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.first.is_empty()
+            && (cfg!(stealpool_bug = "nodes_unchecked") || self.rest.iter().all(|node| node.is_empty()))
+    }
+
+    /// A batch for a worker of node `own()`, called only with several nodes (Q10): from its own node's
+    /// injector first, then from the others' in ring order after it (the
+    /// layout holds no distances between nodes, so every other node is as
+    /// near; starting after `own` spreads the nodes' first remote takes).
+    /// As `Injector::pop_batch` otherwise.
+    #[inline]
+    pub(crate) fn pop_batch(&self, own: impl FnOnce() -> usize, dest: &Worker<JobRef>) -> Option<JobRef> {
+        if self.rest.is_empty() {
+            return self.first.pop_batch(dest);
+        }
+        let (own, nodes) = (own(), self.nodes());
+        (own..nodes)
+            .chain(0..own)
+            .find_map(|node| self.node(node).pop_batch(dest))
     }
 }

@@ -29,6 +29,14 @@ pub(crate) struct Placement {
     order: Box<[usize]>,
     /// `spans[w]`: worker `w`'s cache span and node span in `order`.
     spans: Box<[Spans]>,
+    /// `worker_node[w]`: the injector of worker `w`'s node (Q10): the
+    /// nodes that hold a worker, numbered from 0 in the layout's order.
+    worker_node: Box<[usize]>,
+    /// `cpu_node[c]`: the injector a thread on CPU `c` submits to (Q10):
+    /// its node's, or for a node without a worker, a fixed one.
+    cpu_node: Box<[usize]>,
+    /// How many nodes hold a worker: the number of injectors.
+    nodes: usize,
 }
 
 /// A worker's cache span `cache.0..cache.1` inside its node span
@@ -96,11 +104,60 @@ impl Placement {
                 node: nodes[w],
             })
             .collect();
+        // The nodes holding a worker, numbered in the layout's order; a
+        // node without one sends its CPUs' submissions to a fixed one.
+        let mut held = vec![false; topology.num_nodes()];
+        for place in &places {
+            held[place.0] = true;
+        }
+        let nodes = held.iter().filter(|&&held| held).count().max(1);
+        let mut next = 0;
+        let injector_of: Vec<usize> = held
+            .iter()
+            .enumerate()
+            .map(|(node, &held)| {
+                if held {
+                    next += 1;
+                    next - 1
+                } else {
+                    node % nodes
+                }
+            })
+            .collect();
+        let max_cpu = topology.cpus().max().unwrap_or(0);
+        let mut cpu_node = vec![0; max_cpu + 1];
+        for (node, caches) in topology.nodes().iter().enumerate() {
+            for &cpu in caches.iter().flatten() {
+                cpu_node[cpu] = injector_of[node];
+            }
+        }
         Placement {
             pin,
             cpus: places.iter().map(|p| p.2).collect(),
             order: order.into(),
             spans: spans.into(),
+            worker_node: places.iter().map(|p| injector_of[p.0]).collect(),
+            cpu_node: cpu_node.into(),
+            nodes,
+        }
+    }
+
+    /// How many nodes hold a worker: the pool's injectors (Q10).
+    pub(crate) fn nodes(&self) -> usize {
+        self.nodes
+    }
+
+    /// The injector of worker `worker`'s node (Q10).
+    pub(crate) fn node(&self, worker: usize) -> usize {
+        self.worker_node[worker]
+    }
+
+    /// The injector a thread standing for CPU `cpu` submits to (Q10): its
+    /// node's; a CPU outside the layout, a fixed one of them.
+    pub(crate) fn cpu_node(&self, cpu: usize) -> usize {
+        match self.cpu_node.get(cpu) {
+            Some(&node) => node,
+            None => cpu % self.nodes,
         }
     }
 

@@ -40,9 +40,10 @@ impl WorkerThread {
         self.take_injected()
     }
 
-    /// A batch from the injector, moved to this worker's deque.
+    /// A batch from the injectors, its node's first (Q10), moved to this
+    /// worker's deque.
     pub(super) fn take_injected(&self) -> Option<JobRef> {
-        let job = self.registry.injector.pop_batch(&self.local)?;
+        let job = self.registry.pop_injected(self.index, &self.local)?;
         self.announce_local_work(&self.local);
         Some(job)
     }
