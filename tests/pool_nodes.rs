@@ -28,7 +28,13 @@ const PER_NODE: usize = 4;
 #[test]
 fn a_task_submitted_on_a_node_is_taken_there_first() {
     let layout = Topology::uniform(2, 1, 1).unwrap();
-    let pool = Arc::new(ThreadPool::builder().topology(layout).num_threads(2).build().unwrap());
+    let pool = Arc::new(
+        ThreadPool::builder()
+            .topology(layout)
+            .num_threads(2)
+            .build()
+            .unwrap(),
+    );
     let mut own_first = 0;
     for _ in 0..ROUNDS {
         let held = Arc::new(Barrier::new(2));
@@ -61,7 +67,10 @@ fn a_task_submitted_on_a_node_is_taken_there_first() {
         pool.wait_all();
         let firsts = firsts.lock().unwrap().clone();
         assert_eq!(firsts.len(), 2);
-        assert_ne!(firsts[0].0, firsts[1].0, "both first tasks ran on one worker: {firsts:?}");
+        assert_ne!(
+            firsts[0].0, firsts[1].0,
+            "both first tasks ran on one worker: {firsts:?}"
+        );
         assert!(
             firsts.iter().all(|&(worker, node)| worker == node),
             "a worker took the other node's task first: {firsts:?}"
@@ -69,7 +78,9 @@ fn a_task_submitted_on_a_node_is_taken_there_first() {
         own_first += 1;
     }
     assert_eq!(own_first, ROUNDS);
-    let pool = Arc::try_unwrap(pool).ok().expect("no task holds the pool after wait_all");
+    let pool = Arc::try_unwrap(pool)
+        .ok()
+        .expect("no task holds the pool after wait_all");
     assert_eq!(pool.stats().tasks_executed, (ROUNDS * (2 + 2 * PER_NODE)) as u64);
 }
 
@@ -80,7 +91,11 @@ fn a_task_submitted_on_a_node_is_taken_there_first() {
 fn every_outside_submission_runs_on_two_nodes() {
     for workers in [1, 2, 4] {
         let layout = Topology::uniform(2, 1, 2).unwrap();
-        let pool = ThreadPool::builder().topology(layout).num_threads(workers).build().unwrap();
+        let pool = ThreadPool::builder()
+            .topology(layout)
+            .num_threads(workers)
+            .build()
+            .unwrap();
         let ran = Arc::new(AtomicUsize::new(0));
         std::thread::scope(|s| {
             for _ in 0..4 {
