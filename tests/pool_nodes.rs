@@ -78,9 +78,7 @@ fn a_task_submitted_on_a_node_is_taken_there_first() {
         own_first += 1;
     }
     assert_eq!(own_first, ROUNDS);
-    let pool = Arc::try_unwrap(pool)
-        .ok()
-        .expect("no task holds the pool after wait_all");
+    let pool = Arc::into_inner(pool).expect("no task holds the pool after wait_all");
     assert_eq!(pool.stats().tasks_executed, (ROUNDS * (2 + 2 * PER_NODE)) as u64);
 }
 
