@@ -1562,6 +1562,10 @@ const OPTIONS: &[cli::Opt] = &[
         "run section [6] (fork-join against chili and rayon) alone",
     ),
     cli::switch(
+        "external",
+        "run section [4] (spawns from 8 threads outside the pool) alone",
+    ),
+    cli::switch(
         "many",
         "run section [8] alone: 8, 16 and 64 workers against rayon with as many threads",
     ),
@@ -1615,6 +1619,9 @@ fn main() {
     if args.has("many") {
         // More workers than cores, alone: not part of the default report.
         many::oversubscribed(rounds, &mut summary);
+    } else if args.has("external") {
+        // Section [4] alone: the injectors' path from outside.
+        scenario_external(rounds, &mut summary);
     } else if args.has("fork-join") {
         // Section [6] alone, for iterating on `join`.
         fork_join_peers(&mut summary);
