@@ -1,7 +1,7 @@
 //! [`IndexedParallelIterator`]: the iterators that know their length and
 //! split at any index, and the methods that need that.
 
-use super::adapters::{Chunks, Enumerate, MinLen, Skip, Take, Zip};
+use super::adapters::{Chunks, Enumerate, MinLen, Rev, Skip, Take, Zip};
 use super::plumbing::ProducerCallback;
 use super::{collect, IntoParallelIterator, ParallelIterator};
 
@@ -129,6 +129,18 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn skip(self, n: usize) -> Skip<Self> {
         Skip::new(self, n)
+    }
+
+    /// The items last to first.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let v: Vec<char> = ['a', 'b', 'c'].par_iter().rev().copied().collect();
+    /// assert_eq!(v, ['c', 'b', 'a']);
+    /// ```
+    fn rev(self) -> Rev<Self> {
+        Rev::new(self)
     }
 
     /// The index of some item for which `predicate` holds, not

@@ -24,8 +24,11 @@
 
 mod adapters;
 mod collect;
+mod collections;
 mod find;
+mod find_first_last;
 mod for_each;
+mod par_bridge;
 pub mod plumbing;
 mod range;
 mod reduce;
@@ -34,8 +37,10 @@ mod string;
 mod vec;
 
 pub use adapters::{
-    Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MinLen, Skip, Take, Zip,
+    Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MapInit, MapWith, MinLen,
+    Rev, Skip, Take, WhileSome, Zip,
 };
+pub use par_bridge::{IterBridge, ParallelBridge};
 pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
 pub use slice::{
     Chunks as SliceChunks, ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut,

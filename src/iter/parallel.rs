@@ -2,15 +2,16 @@
 //! methods: each builds an adapter (`adapters/`) or drives a consumer
 //! (`collect.rs`, `find.rs`, `for_each.rs`, `reduce.rs`).
 
-use super::adapters::{Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map};
+use super::adapters::{
+    Chain, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MapInit, MapWith, WhileSome,
+};
 use super::plumbing::UnindexedConsumer;
-use super::{collect, find, for_each, reduce};
+use super::{collect, find, find_first_last, for_each, reduce};
 use super::{FromParallelIterator, IntoParallelIterator, ParallelExtend};
 use std::iter::{Product, Sum};
 
 /// A parallel iterator: the items of a source, in pieces processed on the
-/// pool's workers. Rayon's `ParallelIterator`, with the same methods and
-/// meanings.
+/// pool's workers. Rayon's `ParallelIterator`, with the same methods and meanings.
 ///
 /// ```
 /// use stealpool::prelude::*;
@@ -29,9 +30,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use stealpool::prelude::*;
     ///
     /// let total = AtomicUsize::new(0);
-    /// (0..100usize).into_par_iter().for_each(|i| {
-    ///     total.fetch_add(i, Ordering::Relaxed);
-    /// });
+    /// (0..100usize).into_par_iter().for_each(|i| _ = total.fetch_add(i, Ordering::Relaxed));
     /// assert_eq!(total.into_inner(), 4_950);
     /// ```
     fn for_each<OP>(self, op: OP)
@@ -75,8 +74,7 @@ pub trait ParallelIterator: Sized + Send {
     ///
     /// let longest = AtomicUsize::new(0);
     /// (0..1_000u32).into_par_iter().for_each_init(String::new, |buffer, x| {
-    ///     buffer.clear();
-    ///     buffer.push_str(&x.to_string());
+    ///     (buffer.clear(), buffer.push_str(&x.to_string()));
     ///     longest.fetch_max(buffer.len(), Ordering::Relaxed);
     /// });
     /// assert_eq!(longest.into_inner(), 3);
@@ -141,6 +139,44 @@ pub trait ParallelIterator: Sized + Send {
         Map::new(self, T::clone)
     }
 
+    /// [`map`](ParallelIterator::map) with a `&mut` to a clone of `init`, one clone per piece.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let v: Vec<u32> = (0..3u32).into_par_iter().map_with(5u32, |five, x| x * *five).collect();
+    /// assert_eq!(v, [0, 5, 10]);
+    /// ```
+    fn map_with<F, T, R>(self, init: T, map_op: F) -> MapWith<Self, T, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Send,
+    {
+        MapWith::new(self, init, map_op)
+    }
+
+    /// [`map`](ParallelIterator::map) with a `&mut` to a value made by
+    /// `init()` once per piece (a buffer, a random number generator).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let digits = (8..11u32).into_par_iter().map_init(String::new, |s, x| {
+    ///     (s.clear(), s.push_str(&x.to_string()));
+    ///     s.len()
+    /// });
+    /// assert_eq!(digits.collect::<Vec<_>>(), [1, 1, 2]);
+    /// ```
+    fn map_init<F, INIT, T, R>(self, init: INIT, map_op: F) -> MapInit<Self, INIT, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Send,
+    {
+        MapInit::new(self, init, map_op)
+    }
+
     /// Keeps the items for which `filter_op` is true.
     ///
     /// ```
@@ -190,8 +226,7 @@ pub trait ParallelIterator: Sized + Send {
         FlatMap::new(self, map_op)
     }
 
-    /// Maps every item to a sequential iterator and yields their items,
-    /// in order.
+    /// Maps every item to a sequential iterator and yields their items, in order.
     ///
     /// ```
     /// use stealpool::prelude::*;
@@ -226,8 +261,7 @@ pub trait ParallelIterator: Sized + Send {
         reduce::reduce(self, identity, op)
     }
 
-    /// [`reduce`](ParallelIterator::reduce) with no identity: `None` for no
-    /// items.
+    /// [`reduce`](ParallelIterator::reduce) with no identity: `None` for no items.
     ///
     /// ```
     /// use stealpool::prelude::*;
@@ -239,14 +273,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
     {
-        let fold_op = |acc: Option<Self::Item>, item| Some(option_op(&op, acc, item));
-        self.fold(|| None, fold_op).reduce(
-            || None,
-            |a, b| match (a, b) {
-                (Some(a), Some(b)) => Some(op(a, b)),
-                (a, b) => a.or(b),
-            },
-        )
+        reduce::reduce_with(self, op)
     }
 
     /// Folds each piece's items into an accumulator started from
@@ -258,13 +285,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use stealpool::prelude::*;
     ///
     /// let words = ["a", "bb", "ccc"];
-    /// let letters = words
-    ///     .par_iter()
-    ///     .fold(String::new, |mut s, w| {
-    ///         s.push_str(w);
-    ///         s
-    ///     })
-    ///     .reduce(String::new, |a, b| a + &b);
+    /// let letters = words.par_iter().fold(String::new, |s, w| s + w).reduce(String::new, |a, b| a + &b);
     /// assert_eq!(letters, "abbccc");
     /// ```
     fn fold<T, ID, F>(self, identity: ID, fold_op: F) -> Fold<Self, ID, F>
@@ -276,8 +297,7 @@ pub trait ParallelIterator: Sized + Send {
         Fold::new(self, identity, fold_op)
     }
 
-    /// The sum of the items (as [`Iterator::sum`]; an overflow panics in
-    /// debug builds).
+    /// The sum of the items (as [`Iterator::sum`]; an overflow panics in debug builds).
     ///
     /// ```
     /// use stealpool::prelude::*;
@@ -346,8 +366,7 @@ pub trait ParallelIterator: Sized + Send {
         self.reduce_with(std::cmp::max)
     }
 
-    /// The least item by `f`, the first of equal ones, as
-    /// [`Iterator::min_by`].
+    /// The least item by `f`, the first of equal ones, as [`Iterator::min_by`].
     ///
     /// ```
     /// use stealpool::prelude::*;
@@ -362,8 +381,7 @@ pub trait ParallelIterator: Sized + Send {
         self.reduce_with(|a, b| if f(&b, &a).is_lt() { b } else { a })
     }
 
-    /// The greatest item by `f`, the last of equal ones, as
-    /// [`Iterator::max_by`].
+    /// The greatest item by `f`, the last of equal ones, as [`Iterator::max_by`].
     ///
     /// ```
     /// use stealpool::prelude::*;
@@ -391,9 +409,7 @@ pub trait ParallelIterator: Sized + Send {
         K: Ord + Send,
         F: Sync + Send + Fn(&Self::Item) -> K,
     {
-        let keyed = self.map(|item| (f(&item), item));
-        let least = keyed.reduce_with(|a, b| if b.0 < a.0 { b } else { a });
-        least.map(|(_, item)| item)
+        reduce::by_key(self, f, |a, b| b < a)
     }
 
     /// The item whose key is greatest, the last of equal ones.
@@ -409,13 +425,10 @@ pub trait ParallelIterator: Sized + Send {
         K: Ord + Send,
         F: Sync + Send + Fn(&Self::Item) -> K,
     {
-        let keyed = self.map(|item| (f(&item), item));
-        let greatest = keyed.reduce_with(|a, b| if b.0 >= a.0 { b } else { a });
-        greatest.map(|(_, item)| item)
+        reduce::by_key(self, f, |a, b| b >= a)
     }
 
-    /// Whether `predicate` holds for some item; stops early once one is
-    /// found.
+    /// Whether `predicate` holds for some item; stops early once one is found.
     ///
     /// ```
     /// use stealpool::prelude::*;
@@ -460,6 +473,67 @@ pub trait ParallelIterator: Sized + Send {
         find::find_any(self, predicate)
     }
 
+    /// The first item in order for which `predicate` holds; pieces after
+    /// one that found an item stop.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// assert_eq!((1..1_000u32).into_par_iter().find_first(|x| x % 7 == 0), Some(7));
+    /// ```
+    fn find_first<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        find_first_last::find_first(self, predicate)
+    }
+
+    /// The last item in order for which `predicate` holds.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// assert_eq!((1..1_000u32).into_par_iter().find_last(|x| x % 7 == 0), Some(994));
+    /// ```
+    fn find_last<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        find_first_last::find_last(self, predicate)
+    }
+
+    /// The items of `self`, then those of `chain`; indexed if both are.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let v: Vec<u8> = (0..2u8).into_par_iter().chain(vec![9, 8]).collect();
+    /// assert_eq!(v, [0, 1, 9, 8]);
+    /// ```
+    fn chain<C>(self, chain: C) -> Chain<Self, C::Iter>
+    where
+        C: IntoParallelIterator<Item = Self::Item>,
+    {
+        Chain::new(self, chain.into_par_iter())
+    }
+
+    /// The `Some` values, up to a `None`: once any piece meets a `None`,
+    /// every piece stops (which items came before it is not fixed).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let total: u32 = (0..100u32).into_par_iter().map(|x| (x != 50).then_some(1)).while_some().sum();
+    /// assert!(total <= 99);
+    /// ```
+    fn while_some<T>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        WhileSome::new(self)
+    }
+
     /// Collects the items, in order, into a collection: `Vec`, `String`,
     /// `HashMap`, ... (every [`FromParallelIterator`]).
     ///
@@ -499,8 +573,7 @@ pub trait ParallelIterator: Sized + Send {
         collect::unzip(self)
     }
 
-    /// Drives every item into `consumer`: the plumbing every method above
-    /// is built on.
+    /// Drives every item into `consumer`: the plumbing every method above is built on.
     ///
     /// It drives a consumer of one's own, as the
     /// [`plumbing`](super::plumbing) module's second example does (a count).
@@ -519,13 +592,5 @@ pub trait ParallelIterator: Sized + Send {
     /// ```
     fn opt_len(&self) -> Option<usize> {
         None
-    }
-}
-
-/// `op(acc, item)`, or `item` when there is no `acc` yet.
-fn option_op<T>(op: &impl Fn(T, T) -> T, acc: Option<T>, item: T) -> T {
-    match acc {
-        Some(acc) => op(acc, item),
-        None => item,
     }
 }

@@ -142,6 +142,44 @@ pub trait Producer: Send + Sized {
     fn fold_with<F: Folder<Self::Item>>(self, folder: F) -> F {
         folder.consume_iter(self.into_iter())
     }
+
+    /// Feeds this piece's items to `folder` last to first: what
+    /// [`rev`](super::IndexedParallelIterator::rev) runs. By default the
+    /// piece is collected and then walked backwards; the sources that can
+    /// walk backwards (ranges, slices, vectors) and the adapters over them
+    /// (`map`, `with_min_len`, `rev`) do so without collecting.
+    ///
+    /// ```
+    /// use stealpool::iter::plumbing::{Folder, Producer, ProducerCallback};
+    /// use stealpool::prelude::*;
+    ///
+    /// struct Items(Vec<u8>);
+    /// impl Folder<u8> for Items {
+    ///     type Result = Vec<u8>;
+    ///     fn consume(mut self, item: u8) -> Self {
+    ///         self.0.push(item);
+    ///         self
+    ///     }
+    ///     fn complete(self) -> Vec<u8> {
+    ///         self.0
+    ///     }
+    ///     fn full(&self) -> bool {
+    ///         false
+    ///     }
+    /// }
+    /// struct Backwards;
+    /// impl ProducerCallback<u8> for Backwards {
+    ///     type Output = Vec<u8>;
+    ///     fn callback<P: Producer<Item = u8>>(self, producer: P) -> Vec<u8> {
+    ///         producer.fold_rev_with(Items(Vec::new())).complete()
+    ///     }
+    /// }
+    /// assert_eq!((1..4u8).into_par_iter().with_producer(Backwards), [3, 2, 1]);
+    /// ```
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        let items: Vec<Self::Item> = self.into_iter().collect();
+        folder.consume_iter(items.into_iter().rev())
+    }
 }
 
 /// What receives a [`Producer`] whose type only the source knows: the

@@ -1,7 +1,7 @@
 //! Slices as parallel iterators: `par_iter`, `par_iter_mut`, `par_chunks`,
 //! `par_chunks_mut`, `par_windows`, and the parallel sorts.
 
-use super::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
+use super::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::par::on_pool::CurrentPool;
 use std::cmp::Ordering;
@@ -293,6 +293,10 @@ impl<'a, T: Sync> Producer for Iter<'a, T> {
         self.slice.iter()
     }
 
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
+    }
+
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.slice.split_at(index);
         (Iter { slice: left }, Iter { slice: right })
@@ -322,6 +326,10 @@ impl<'a, T: Send> Producer for IterMut<'a, T> {
 
     fn into_iter(self) -> Self::IntoIter {
         self.slice.iter_mut()
+    }
+
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
     }
 
     fn split_at(self, index: usize) -> (Self, Self) {
@@ -358,6 +366,10 @@ impl<'a, T: Sync> Producer for Chunks<'a, T> {
 
     fn into_iter(self) -> Self::IntoIter {
         self.slice.chunks(self.chunk_size)
+    }
+
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
     }
 
     fn split_at(self, index: usize) -> (Self, Self) {
@@ -401,6 +413,10 @@ impl<'a, T: Send> Producer for ChunksMut<'a, T> {
 
     fn into_iter(self) -> Self::IntoIter {
         self.slice.chunks_mut(self.chunk_size)
+    }
+
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
     }
 
     fn split_at(self, index: usize) -> (Self, Self) {
@@ -448,6 +464,10 @@ impl<'a, T: Sync> Producer for Windows<'a, T> {
 
     fn into_iter(self) -> Self::IntoIter {
         self.slice.windows(self.window_size)
+    }
+
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
     }
 
     fn split_at(self, index: usize) -> (Self, Self) {
