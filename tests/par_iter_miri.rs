@@ -91,3 +91,64 @@ fn zip_chunks_and_slices() {
     pool.install(|| lengths.par_iter_mut().zip(&words).for_each(|(l, w)| *l = w.len()));
     assert_eq!(lengths.iter().sum::<usize>(), words.iter().map(String::len).sum());
 }
+
+#[test]
+fn drains_walked_backwards_chained_and_bridged() {
+    // `rev` reads a drain from its back (`SliceDrain::next_back`, I1);
+    // `chain`, `find_first`, `map_with` and collect into `Result` stop
+    // early or hold values of their own; `par_bridge` shares an iterator.
+    let pool = ThreadPool::new(2);
+    let expected: Vec<String> = strings().into_iter().rev().collect();
+    let back: Vec<String> = pool.install(|| strings().into_par_iter().rev().collect());
+    assert_eq!(back, expected);
+    let both: Vec<String> = pool.install(|| strings().into_par_iter().chain(strings()).rev().collect());
+    assert_eq!(both[..N], expected[..]);
+    let found = pool.install(|| strings().into_par_iter().rev().find_first(|s| s.len() == 1));
+    assert_eq!(found.as_deref(), Some("9"));
+    let last = pool.install(|| {
+        strings()
+            .into_par_iter()
+            .chain(strings())
+            .find_last(|s| s.len() == 1)
+    });
+    assert_eq!(last.as_deref(), Some("9"));
+    let tagged: Vec<String> = pool.install(|| {
+        strings()
+            .into_par_iter()
+            .map_with(String::from("-"), |tag, s| s + tag)
+            .collect()
+    });
+    assert_eq!(tagged[3], "3-");
+    let stopped: Result<Vec<String>, String> = pool.install(|| {
+        strings()
+            .into_par_iter()
+            .map(|s| if s == "12" { Err(s) } else { Ok(s) })
+            .collect()
+    });
+    assert_eq!(stopped, Err(String::from("12")));
+    let mut bridged: Vec<String> = pool.install(|| strings().into_iter().par_bridge().collect());
+    bridged.sort_by_key(|s| s.parse::<usize>().unwrap());
+    assert_eq!(bridged, strings());
+}
+
+#[test]
+fn panicking_rev_and_chain_drop_what_was_made() {
+    quiet_expected_panics();
+    let pool = ThreadPool::new(2);
+    for bad in [0, N / 2, N - 1] {
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                strings()
+                    .into_par_iter()
+                    .chain(strings())
+                    .rev()
+                    .map(|s| {
+                        assert!(s != bad.to_string(), "{EXPECTED}");
+                        s + "?"
+                    })
+                    .collect::<Vec<String>>()
+            })
+        }));
+        assert!(result.is_err());
+    }
+}

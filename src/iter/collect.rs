@@ -419,7 +419,7 @@ where
             })
             .while_some()
             .collect();
-        // Relaxed: see the store.
+        // Relaxed: see the store (I5).
         (!met_none.load(Ordering::Relaxed)).then_some(collection)
     }
 }

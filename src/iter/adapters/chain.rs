@@ -36,7 +36,7 @@ where
     fn drive_unindexed<C: UnindexedConsumer<A::Item>>(self, consumer: C) -> C::Result {
         let Chain { a, b } = self;
         // When `a`'s length is known, split at it: an indexed consumer
-        // (`collect`'s, I2) then gets the split it needs. Otherwise the
+        // (`collect`'s, I2) then gets the split it needs (I8). Otherwise the
         // consumer is unindexed, and a split off to the left serves.
         let (left, right, reducer) = match a.opt_len() {
             Some(len) => consumer.split_at(len),
@@ -117,7 +117,8 @@ where
 
 /// [`Chain`]'s producer: `a`'s `a_len` items, then `b`'s. A split inside
 /// `a` leaves the left piece an empty `b`, and one inside `b` leaves the
-/// right piece an empty `a`.
+/// right piece an empty `a`. Either way the left piece has exactly the first
+/// `index` items, as the indexed collect needs (I8).
 struct ChainProducer<A, B> {
     a_len: usize,
     a: A,

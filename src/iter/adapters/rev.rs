@@ -60,7 +60,8 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
 
 /// [`Rev`]'s producer: the `len` items of `base`, backwards. Item `i` of
 /// this piece is item `len - 1 - i` of `base`, so splitting at `index`
-/// splits `base` at `len - index` and swaps the halves.
+/// splits `base` at `len - index` and swaps the halves. The indexed collect
+/// relies on this split (I8).
 struct RevProducer<P> {
     base: P,
     len: usize,
