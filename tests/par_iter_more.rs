@@ -452,7 +452,8 @@ fn inclusive_ranges_longer_than_usize_iterate_unindexed() {
             (250..=255u8).into_par_iter().collect::<Vec<_>>(),
             [250, 251, 252, 253, 254, 255]
         );
-        assert_eq!((5..=4u32).into_par_iter().count(), 0);
+        let (high, low) = (5u32, 4u32);
+        assert_eq!((high..=low).into_par_iter().count(), 0);
     });
 }
 

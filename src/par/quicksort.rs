@@ -50,6 +50,7 @@ pub(super) struct Parallel;
 
 /// Partitions on one thread, always: needs only `T: Send`, as rayon's
 /// `par_sort_unstable` does.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 pub(super) struct Sequential;
 
 impl<T: Send + Sync> Partition<T> for Parallel {
@@ -69,6 +70,7 @@ impl<T: Send + Sync> Partition<T> for Parallel {
     }
 }
 
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 impl<T: Send> Partition<T> for Sequential {
     fn partition_top<P, C>(sort: &QuickSort<'_, P, C>, v: &mut [T], pivot: &T, not_greater: bool) -> usize
     where

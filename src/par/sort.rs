@@ -5,7 +5,9 @@
 use super::guards::SendPtr;
 use super::merge_sort::MergeSort;
 use super::on_pool::OnPool;
-use super::quicksort::{Parallel, Partition, QuickSort, Sequential};
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+use super::quicksort::Sequential;
+use super::quicksort::{Parallel, Partition, QuickSort};
 use crate::ThreadPool;
 use std::cmp::Ordering;
 use std::mem::{self, MaybeUninit};
@@ -118,6 +120,7 @@ where
 
 /// The quicksort of `par_sort_unstable_by`, for elements that are `Send`
 /// but maybe not `Sync`: every partition runs on one thread, as rayon's do.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 pub(crate) fn sort_unstable_by_send<P, T, F>(pool: &P, v: &mut [T], compare: F)
 where
     P: OnPool,
