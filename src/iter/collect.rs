@@ -1,5 +1,6 @@
 //! Collecting: [`FromParallelIterator`] and [`ParallelExtend`] for `Vec`,
-//! `String` and `HashMap` (and `Result` and `Option` of those), and `unzip`.
+//! `String` and `HashMap` (the other std collections are in
+//! `collections.rs`), `Result` and `Option` of any of them, and `unzip`.
 //!
 //! An indexed iterator collected into a `Vec` writes every piece's items
 //! straight into their places in the vector's spare capacity (I2, I3). An

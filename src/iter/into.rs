@@ -3,8 +3,10 @@
 
 use super::ParallelIterator;
 
-/// A value that can become a parallel iterator: ranges, vectors, slices
-/// and references to them, and every parallel iterator.
+/// A value that can become a parallel iterator: ranges, vectors, slices,
+/// the std collections (`HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`,
+/// `VecDeque`, `LinkedList`, `BinaryHeap`), `Option` and `Result`,
+/// references to them, and every parallel iterator.
 ///
 /// ```
 /// use stealpool::prelude::*;
@@ -115,7 +117,9 @@ where
 
 /// A collection that [`collect`](ParallelIterator::collect) can build:
 /// `Vec<T>`, `String` (from `char`, `&str`, `String`), `HashMap<K, V>`,
-/// and `Result<C, E>` or `Option<C>` of any of them.
+/// `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`,
+/// `BinaryHeap`, and `Result<C, E>` or `Option<C>` of any of them (which
+/// stop at the first `Err` or `None`, as rayon's do).
 ///
 /// ```
 /// use stealpool::prelude::*;
