@@ -14,7 +14,7 @@ use stealpool::prelude::*;
 use stealpool::ThreadPool;
 
 mod common;
-use common::{message, quiet_expected_panics, EXPECTED};
+use common::{message, quiet_expected_panics, quiet_expected_panics_or, EXPECTED};
 
 /// Runs `check` on a 1-worker and a 2-worker pool.
 fn on_pools(check: impl Fn() + Sync) {
@@ -401,7 +401,7 @@ fn collections_as_sources_and_targets_match_std() {
 #[test]
 fn par_sort_unstable_sorts_send_only_elements() {
     on_pools(|| {
-        for n in [0u64, 1, 7, 5_000, 30_011] {
+        for n in [0u64, 1, 7, 5_000, 9_001] {
             let v = data(n);
             let mut expected = v.clone();
             expected.sort_unstable();
@@ -444,7 +444,9 @@ fn inclusive_ranges_longer_than_usize_iterate_unindexed() {
         );
         // The indexed methods need a length, and say so (rayon's inclusive
         // 64-bit ranges have no indexed methods at all).
-        quiet_expected_panics();
+        // (Kept off stderr: the default panic hook is slow under the
+        // thread sanitizer.)
+        quiet_expected_panics_or(|p| message(p).is_some_and(|m| m.contains("range too long")));
         let panic = panic::catch_unwind(|| all().len()).expect_err("no usize length");
         assert!(message(&*panic).unwrap().contains("range too long for usize"));
         // Small inclusive ranges are unchanged.
