@@ -1,7 +1,9 @@
 //! Task priorities: the levels, their queues, and the no-starvation rule.
 //!
 //! `Normal` keeps the pool's own queues (each worker's deque, the
-//! injector), so `spawn` and `submit` cost what they always did. Each other
+//! injector), so `spawn` and `submit` cost what they always did; once a
+//! level was used, the searches take `Normal`'s jobs from outside through
+//! a stage of its own, as the other levels' (V8). Each other
 //! level has queues of its own, the same verified structures: a lock-free
 //! injector for submissions from outside the pool, drained into one stage
 //! under a lock that every worker takes the oldest job from, and, per
@@ -49,27 +51,37 @@ use std::cell::Cell;
 ///   distance. The argument and the exact bound are in
 ///   `proofs/priority.md` (V5).
 /// * **First in, first out per submitter, at every level.** At `Low`,
-///   `High` and `Critical`, on any number of workers: of two tasks of one
-///   level queued by one thread (from outside the pool, or by a task on a
-///   worker), the earlier one is taken to run no later than the later one.
-///   Each submitter's tasks of a level wait in one queue (the level's
-///   shared queue for tasks from outside; the worker's own queue of the
-///   level for tasks queued by a task on it), and every take from it, by
-///   its owner, by another worker, or by a level's turn under the rule
-///   above, takes its oldest task; another worker takes one task at a
-///   time and runs it. So on one worker the tasks start in the order they
-///   were queued, and on several, when a task starts, every task queued
-///   before it by its submitter at its level has started or is in the
-///   hands of another worker between its take and its start: at most one
-///   such task per other worker. (How long it stays there is up to the
-///   OS: a worker descheduled at that moment lets later tasks start
-///   first.) This is start order, not completion order: tasks taken by
-///   different workers run side by side. `Normal` keeps the pool's own
-///   order, unchanged: FIFO for one outside submitter on one worker, a
-///   worker's own `spawn`s newest first (as rayon's `spawn`), thieves
-///   from the other end, so on several workers a later `Normal` task may
-///   start well before an earlier one. The argument is V7 and V8 in
-///   `proofs/priority.md`.
+///   `High` and `Critical`, on any number of workers, and at `Normal` for
+///   tasks queued from outside the pool once the pool has queued a task
+///   at another level: of two tasks of one level queued by one thread
+///   (from outside the pool, or by a task on a worker), the earlier one
+///   is taken to run no later than the later one. Each submitter's tasks
+///   of a level wait in one queue (the level's shared queue for tasks
+///   from outside; the worker's own queue of the level for tasks queued
+///   by a task on it), and every take from it, by its owner, by another
+///   worker, or by a level's turn under the rule above, takes its oldest
+///   task; another worker takes one task at a time and runs it. So on
+///   one worker the tasks start in the order they were queued, and on
+///   several, when a task starts, every task queued before it by its
+///   submitter at its level has started or is in the hands of another
+///   worker between its take and its start: at most one such task per
+///   other worker. (How long it stays there is up to the OS: a worker
+///   descheduled at that moment lets later tasks start first.) This is
+///   start order, not completion order: tasks taken by different workers
+///   run side by side. A worker serves its own tasks of a level and those
+///   queued from outside in rounds: a round takes from one of the two as
+///   many tasks as it held when the round began, then the other's round
+///   begins, so neither waits for more than one round of the other, and
+///   tasks queued together from one source run together. `Normal` tasks
+///   queued by a task on a worker keep the pool's order: a worker's own
+///   `spawn`s newest first (as rayon's `spawn`), thieves taking the
+///   oldest in halves. In a pool that never queued a task at another
+///   level, `Normal` keeps the plain pool's order throughout: FIFO for one
+///   outside submitter on one worker, and on several a thief takes the
+///   newest of a batch another worker took from outside, so a later task
+///   may start well before an earlier one (as may the one batch a worker
+///   takes just before it sees the pool's first task at another level).
+///   The argument is V7 and V8 in `proofs/priority.md`.
 ///
 ///   ```
 ///   use std::sync::{Arc, Mutex};
@@ -86,8 +98,11 @@ use std::cell::Cell;
 ///   assert_eq!(*started.lock().unwrap(), (0..100).collect::<Vec<_>>());
 ///   ```
 /// * **Fork-join is not affected.** `join`, `scope` and the tasks spawned
-///   with plain `spawn` and `submit` stay `Normal` and cost what they cost
-///   in a pool that never saw a priority.
+///   with plain `spawn` and `submit` stay `Normal`; queueing them costs
+///   what it costs in a pool that never saw a priority, and in such a pool
+///   nothing of their paths changes. (Once a level was used, a worker
+///   takes `Normal` tasks queued from outside one at a time from a shared
+///   queue, under a short lock, as at the other levels.)
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
