@@ -382,7 +382,12 @@ fn fifo_thief() {
 // for `Normal` from outside in a pool that used a level (its stage, V8).
 #[test]
 fn fifo_two_workers() {
-    for priority in [Priority::Low, Priority::High, Priority::Critical, Priority::Normal] {
+    for priority in [
+        Priority::Low,
+        Priority::High,
+        Priority::Critical,
+        Priority::Normal,
+    ] {
         for from_inside in [false, true] {
             if priority == Priority::Normal && from_inside {
                 // A worker's own `Normal` tasks run newest first.
