@@ -16,17 +16,18 @@
 //! fewer tasks submitted before it than there are workers had not (each
 //! may be in another worker's hands between its take and its first step,
 //! which is what `Priority` promises, V8 in `proofs/priority.md`); else
-//! `N overtaken`. At `Low`, `High` and `Critical` a submitter's tasks are
-//! taken in the order it queued them, on any number of workers, so the
-//! verdict there is `in order` or `side by side`; "most overtaken" is 0
-//! or 1 on two workers, more only if a worker is descheduled between a
-//! take and the task's first step. `Normal` keeps the plain pool's
-//! order: in order on one worker, and on several a thief runs the newest
-//! jobs of the batch it steals, so it is overtaken. Then the same with
-//! the outside thread also keeping a flood of `Critical` tasks that
-//! respawn themselves, to show that `Low` still moves (V5's share). The
-//! numbers are reported, never asserted: they depend on the machine and
-//! its load.
+//! `N overtaken`. At every level a submitter's tasks from outside are
+//! taken in the order it queued them, on any number of workers (at
+//! `Normal` because the pool uses other levels: a pool that never did
+//! keeps the plain order, where a thief runs the newest of the batch it
+//! steals), so the verdict is `in order` or `side by side`; "most
+//! overtaken" is 0 or 1 on two workers, more only if a worker is
+//! descheduled between a take and the task's first step. Then the same
+//! with the outside thread also keeping a flood of `Critical` tasks that
+//! respawn themselves from inside, to show that `Low` still moves (V5's
+//! share) and that the `Critical` tasks from outside are not held back by
+//! the flood (V8's rounds). The numbers are reported, never asserted: they
+//! depend on the machine and its load.
 
 #[path = "common/cli.rs"]
 mod cli;
