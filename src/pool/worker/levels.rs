@@ -97,9 +97,9 @@ impl WorkerThread {
     /// V8: this worker's own `Normal` work (its deque, its pending
     /// halves: the plain pool's order), then the oldest `Normal` job
     /// queued from outside, taken through `Normal`'s stage one job at a
-    /// time, as at the other levels, where the plain search moves an
-    /// injector batch into this worker's deque, from whose other end
-    /// thieves would take the newest in halves.
+    /// time, as at the other levels (the plain search moves an injector
+    /// batch into this worker's deque instead, from whose other end
+    /// thieves take the newest in halves).
     pub(super) fn take_own_normal_by_level(&self) -> Option<JobRef> {
         if cfg!(stealpool_bug = "normal_batch_plain") {
             // The plain search's batch, thieves taking its newest half:
