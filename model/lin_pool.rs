@@ -42,7 +42,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 use stealpool::{current_worker_index, JoinHandle, Priority, ThreadPool};
 
 /// The sequential specification of the handles, and a search for an order
@@ -327,7 +327,13 @@ fn poll_or_join(
     number: usize,
     tries: usize,
 ) {
-    let mut context = Context::from_waker(Waker::noop());
+    /// A waker that does nothing: the poller polls again by itself.
+    struct Noop;
+    impl Wake for Noop {
+        fn wake(self: Arc<Self>) {}
+    }
+    let waker = Waker::from(Arc::new(Noop));
+    let mut context = Context::from_waker(&waker);
     for _ in 0..tries {
         let poll = recorder.call(
             thread,
@@ -982,18 +988,20 @@ fn priority_scenario(level: Priority, tally: &[AtomicUsize; 4]) {
     wait(&pool);
     outside.join().unwrap();
     wait(&pool);
-    Arc::try_unwrap(pool).ok().expect("the last reference").shutdown();
+    Arc::try_unwrap(pool)
+        .unwrap_or_else(|_| panic!("the last reference"))
+        .shutdown();
     let guard = log.lock().unwrap();
     let log: &TaskLog = &guard;
     assert_eq!(log.tasks.len(), 11, "a task was queued twice or never");
     assert!(log.ended.iter().all(Option::is_some), "a task never ended");
-    if let Err(broken) = v8_start_order(&log) {
+    if let Err(broken) = v8_start_order(log) {
         panic!(
             "{level:?}: the start order is NOT FIFO per submitter (V8): {broken}; tasks {:?}, started {:?}",
             log.tasks, log.started
         );
     }
-    if let Err(broken) = quiescent(&log) {
+    if let Err(broken) = quiescent(log) {
         panic!(
             "{level:?}: wait_all is NOT quiescent: {broken}; submitted {:?}, ended {:?}",
             log.submitted, log.ended
@@ -1153,7 +1161,9 @@ fn wait_all_scenario(tally: &[AtomicUsize; 3]) {
     wait(&pool);
     outside.join().unwrap();
     wait(&pool);
-    Arc::try_unwrap(pool).ok().expect("the last reference").shutdown();
+    Arc::try_unwrap(pool)
+        .unwrap_or_else(|_| panic!("the last reference"))
+        .shutdown();
     let guard = log.lock().unwrap();
     let log: &TaskLog = &guard;
     assert_eq!(log.tasks.len(), 4, "a task was queued twice or never");
