@@ -24,6 +24,13 @@
 //!   from inside) on two workers, and `wait_all` from outside while they
 //!   run: every start order must be one V8 allows, and every `wait_all`
 //!   quiescent.
+//! * `wait_all_quiescent`: `wait_all` from outside while tasks (one of
+//!   which queues a child) run with none left in a queue, which is where
+//!   a `wait_all` that looked at the queues alone would return early.
+//!
+//! Each test has a bug flag it must report (`model/lin_mutants.sh`, run by
+//! CI): `finished_early`, `when_all_reversed`, `stage_newest_first` and
+//! `level_steal_half`, `wait_all_queues_only`.
 //!
 //! Every test runs the random scheduler and PCT (depth 3) from fixed seeds,
 //! so its counts, including the overlap it asserts a floor of, are the same
