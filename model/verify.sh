@@ -159,7 +159,7 @@ step_lin_mutants() {
     # (model/lin_mutants.sh; the seeds are fixed, so each is caught at the
     # same schedule every run). Runs after the lin step, whose builds it
     # rebuilds only this crate of; no later step uses them.
-    run lin_mutants 900 "lin mutants: deque, queue, pool objects" "history checkers, shuttle" -- model/lin_mutants.sh
+    run lin_mutants 900 "lin mutants: deque, queue, pool" "history checkers, shuttle" -- model/lin_mutants.sh
     grep '^mutant ' "$LOGS/lin_mutants.log" >&2
 }
 
