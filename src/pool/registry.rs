@@ -329,6 +329,12 @@ impl Registry {
     /// P4: whether every task that `wait_all` waits for has finished: all of
     /// them from outside the pool, all but the exempt ones from a worker.
     fn all_done(&self, from_worker: bool) -> bool {
+        // `--cfg stealpool_bug="wait_all_queues_only"`: a caller outside
+        // the pool waits only until no job is queued, not until every task
+        // has finished (`model/lin_pool.rs` catches it).
+        if cfg!(stealpool_bug = "wait_all_queues_only") && !from_worker {
+            return !self.has_work();
+        }
         // Acquire pairs with P1's release: the finished tasks' effects are
         // visible once this is true. One load: both counts at one instant.
         let tasks = self.tasks.load(PENDING_LOAD);

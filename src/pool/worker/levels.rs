@@ -5,7 +5,7 @@
 use super::WorkerThread;
 use crate::deque::{Steal, Stealer};
 use crate::pool::job::JobRef;
-use crate::pool::priority::{pass_weight, Levels, Priority, SHARE};
+use crate::pool::priority::{pass_weight, Levels, Priority, Source, Staged, SHARE};
 use crate::pool::stats::Event;
 
 impl WorkerThread {
@@ -28,15 +28,16 @@ impl WorkerThread {
         found
     }
 
-    /// V3: own queues at `Critical` and `High`, own `Normal` work, then
-    /// steals from the highest level down, then `Low`.
+    /// V3: own queues at `Critical` and `High`, own `Normal` work and the
+    /// `Normal` jobs from outside, then steals from the highest level
+    /// down, then `Low`.
     pub(super) fn search_levels(&self, used: Levels) -> Option<(JobRef, Priority)> {
         for level in [Priority::Critical, Priority::High] {
             if let Some(job) = self.take_own_level(used, level) {
                 return Some((job, level));
             }
         }
-        if let Some(job) = self.take_own_normal() {
+        if let Some(job) = self.take_own_normal_by_level() {
             return Some((job, Priority::Normal));
         }
         for level in [Priority::Critical, Priority::High] {
@@ -52,9 +53,9 @@ impl WorkerThread {
 
     /// V5: a job at an overdue `level`, taken where and in the order a
     /// search takes that level's jobs (V7): the turn changes when a level
-    /// is served, never which of its jobs goes first. `Normal`: the plain
-    /// search's order, so a fresh injector batch never lands on top of
-    /// older jobs still in this worker's deque.
+    /// is served, never which of its jobs goes first. `Normal`: this
+    /// worker's own work, then the jobs from outside, then steals, as in
+    /// the search (V8).
     pub(super) fn take_overdue(&self, used: Levels, level: Priority) -> Option<JobRef> {
         if cfg!(stealpool_bug = "overdue_newest") {
             // The overdue turn takes the newest job of its level on this
@@ -86,43 +87,103 @@ impl WorkerThread {
     /// Any job at `level`: own queues first, then other workers'.
     pub(super) fn take_at(&self, used: Levels, level: Priority) -> Option<JobRef> {
         match level.slot() {
-            None => self.find_normal(),
+            None => self.take_own_normal_by_level().or_else(|| self.steal_normal()),
             Some(_) => self
                 .take_own_level(used, level)
                 .or_else(|| self.steal_level(used, level)),
         }
     }
 
+    /// V8: this worker's own `Normal` work (its deque, its pending
+    /// halves: the plain pool's order), then the oldest `Normal` job
+    /// queued from outside, taken through `Normal`'s stage one job at a
+    /// time, as at the other levels (the plain search moves an injector
+    /// batch into this worker's deque instead, from whose other end
+    /// thieves take the newest in halves).
+    pub(super) fn take_own_normal_by_level(&self) -> Option<JobRef> {
+        if cfg!(stealpool_bug = "normal_batch_plain") {
+            // The plain search's batch, thieves taking its newest half:
+            // the order V8 rules out in a pool that used a level.
+            return self.take_own_normal();
+        }
+        if let Some(job) = self.local.pop() {
+            return Some(job);
+        }
+        // Our own pending halves, when we help while waiting (F2).
+        if let Some(job) = self.joins.pop() {
+            return Some(job);
+        }
+        let registry = &*self.registry;
+        self.announce_staged(registry.priority.take_normal_outside(&registry.injector)?)
+    }
+
     /// V7, V8: a job of `level` (not `Normal`) queued on this worker's
     /// deque of the level (by tasks on this worker), oldest first, or
     /// queued from outside the pool (the level's stage, then its
-    /// injector: `LevelQueues::take_outside`), oldest first. When both
-    /// hold jobs, the two alternate, so that neither holds the other back
-    /// (a task that keeps queueing its successor at its level, or a
-    /// stream from outside). Jobs queued from outside never enter a
-    /// worker's deque: every worker takes them from the one queue, so each
-    /// submitter's jobs wait in one queue, whoever queued them. Nothing if
-    /// the level was never used (V1).
+    /// injector: `LevelQueues::take_outside`), oldest first. The two
+    /// sources are served in rounds (`Rounds`): a round takes from one
+    /// source as many jobs as it held when the round began, then the
+    /// other's round begins, or at once if the source is empty; so
+    /// neither holds the other back (a task that keeps queueing its
+    /// successor at its level, or a stream from outside), and each
+    /// source's jobs queued together run together. Jobs queued from
+    /// outside never enter a worker's deque: every worker takes them from
+    /// the one queue, so each submitter's jobs wait in one queue, whoever
+    /// queued them. Nothing if the level was never used (V1).
     pub(super) fn take_own_level(&self, used: Levels, level: Priority) -> Option<JobRef> {
         let slot = level.slot().filter(|&slot| used.has(slot))?;
-        let bit = 1 << slot;
-        let turns = self.outside_first.get();
-        self.outside_first.set(turns ^ bit);
-        if turns & bit != 0 {
-            self.take_outside(slot).or_else(|| self.take_own_oldest(slot))
+        let (source, left) = self.rounds.get(slot);
+        if left > 0 {
+            if let Some((job, _)) = self.take_from(slot, source) {
+                self.rounds.set(slot, source, left as usize - 1);
+                return Some(job);
+            }
+            // Emptied early (thieves, other workers): the other's round.
+            return self.start_round(slot, source.other());
+        }
+        self.start_round(slot, source.other())
+            .or_else(|| self.start_round(slot, source))
+    }
+
+    /// V8: a round of `source` at `slot` begins with a take: as many more
+    /// takes as the source held jobs after it.
+    fn start_round(&self, slot: usize, source: Source) -> Option<JobRef> {
+        let (job, rest) = self.take_from(slot, source)?;
+        // `sources_alternate`: every round one take long, the two sources
+        // alternating job by job (the rule V8's rounds replace).
+        let rest = if cfg!(stealpool_bug = "sources_alternate") {
+            0
         } else {
-            self.take_own_oldest(slot).or_else(|| self.take_outside(slot))
+            rest
+        };
+        self.rounds.set(slot, source, rest);
+        Some(job)
+    }
+
+    /// The oldest job of `source` at `slot`, and how many jobs the source
+    /// held after the take (a relaxed snapshot of this worker's deque,
+    /// D12, or the stage's length under its lock).
+    fn take_from(&self, slot: usize, source: Source) -> Option<(JobRef, usize)> {
+        match source {
+            Source::Own => {
+                let job = self.take_own_oldest(slot)?;
+                Some((job, self.levels[slot].len()))
+            }
+            Source::Outside => {
+                let staged = self.registry.priority.level(slot).take_outside()?;
+                let left = staged.left;
+                Some((self.announce_staged(staged)?, left))
+            }
         }
     }
 
-    /// V8: the oldest job queued from outside at the level in `slot`; the
-    /// jobs moved into the level's stage with it are announced (S3).
-    pub(super) fn take_outside(&self, slot: usize) -> Option<JobRef> {
-        let (job, moved) = self.registry.priority.level(slot).take_outside()?;
-        if moved {
+    /// V8: the job taken from a stage; the jobs moved into the stage with
+    /// it are announced (S3).
+    fn announce_staged(&self, staged: Staged) -> Option<JobRef> {
+        if staged.moved {
             self.registry.sleep.new_work();
         }
-        Some(job)
+        Some(staged.job)
     }
 
     /// Steals at `level` (not `Normal`): the oldest job of another
@@ -197,6 +258,7 @@ impl WorkerThread {
         match level.slot() {
             None => {
                 !registry.injector.is_empty()
+                    || registry.priority.has_normal_staged()
                     || registry.in_use(&registry.stealers).iter().any(|s| !s.is_empty())
             }
             Some(slot) => used.has(slot) && registry.priority.level(slot).has_work(registry.slots_in_use()),

@@ -11,7 +11,7 @@ use super::attention::Attention;
 use super::job::{AbortOnUnwind, JobRef};
 use super::latch::LatchOwner;
 use super::ordering::{barrier_known, MARK_STORE, PRODUCER_FENCE, RELAXED};
-use super::priority::{LevelDeques, Priority};
+use super::priority::{LevelDeques, Priority, Rounds};
 use super::registry::{Registry, NO_PENDING_LIMIT};
 use super::stats::Event;
 use crate::deque::Worker;
@@ -133,9 +133,9 @@ pub(crate) struct WorkerThread {
     /// `p` while `p` had work queued, since it last took a task at `p`
     /// (V5).
     passed: [Cell<u32>; Priority::COUNT],
-    /// Bit `slot`: at the next take at that level, the jobs queued from
-    /// outside go before this worker's deque (V8: the two alternate).
-    outside_first: Cell<u8>,
+    /// Per level other than `Normal`: the round between this worker's deque
+    /// of the level and the jobs queued from outside (V8).
+    rounds: Rounds,
     /// The level of the job this thread runs, for the statistics.
     level: Cell<Priority>,
     registry: Arc<Registry>,
@@ -244,7 +244,7 @@ impl WorkerThread {
             joins,
             levels,
             passed: Default::default(),
-            outside_first: Cell::new(0),
+            rounds: Rounds::default(),
             level: Cell::new(Priority::Normal),
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
             tasks_on_stack: Cell::new(0),
