@@ -3,7 +3,7 @@
 
 use super::affinity;
 use super::blocking::Spares;
-use super::injector::NodeInjectors;
+use super::injector::Injector;
 use super::job::{drop_payload, HeapJob, JobRef};
 use super::ordering::{
     fence, COMPLETER_FENCE, PENDING_DONE, PENDING_LOAD, RELAXED, SLOT_MARK_RMW, TERMINATE_STORE, WAITER_FENCE,
@@ -39,7 +39,7 @@ pub(crate) struct Registry {
     /// asked in vain (F4), each steal paying a heavy barrier (D16).
     pub(crate) join_stealers: Box<[Stealer<JobRef>]>,
     /// One injector per node holding a worker (Q10).
-    pub(crate) injector: NodeInjectors,
+    pub(crate) injector: Injector,
     /// The queues of the levels other than `Normal` (V2).
     pub(crate) priority: PriorityQueues,
     pub(crate) sleep: Sleep,
@@ -94,7 +94,7 @@ impl Registry {
             stealers: stealers.into(),
             join_stealers: join_stealers.into(),
             // One node until the builder places the workers (Q10).
-            injector: NodeInjectors::new(1),
+            injector: Injector::new(),
             priority: PriorityQueues::new(level_stealers),
             sleep: Sleep::new(slots, workers),
             terminating: AtomicBool::new(false),
