@@ -112,3 +112,36 @@ fn every_outside_submission_runs_on_two_nodes() {
         assert_eq!(ran.load(Ordering::Relaxed), 1000, "{workers} workers");
     }
 }
+
+/// A two-node pool that has used a priority level takes its `Normal`
+/// jobs from outside through `Normal`'s stage (V8), which takes every
+/// node's queue: every submission, from outside and from workers of both
+/// nodes, runs.
+#[test]
+fn a_pool_with_levels_takes_every_nodes_queue() {
+    let layout = Topology::uniform(2, 1, 2).unwrap();
+    let pool = Arc::new(ThreadPool::builder().topology(layout).num_threads(4).build().unwrap());
+    pool.spawn_with_priority(stealpool::Priority::High, || {});
+    pool.wait_all();
+    let ran = Arc::new(AtomicUsize::new(0));
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            let (pool, ran) = (&pool, ran.clone());
+            s.spawn(move || {
+                for _ in 0..200 {
+                    let (inner, ran) = (pool.clone(), ran.clone());
+                    pool.spawn(move || {
+                        ran.fetch_add(1, Ordering::Relaxed);
+                        let ran = ran.clone();
+                        drop(inner.submit(move || {
+                            ran.fetch_add(1, Ordering::Relaxed);
+                        }));
+                    });
+                }
+            });
+        }
+    });
+    pool.wait_all();
+    assert_eq!(ran.load(Ordering::Relaxed), 1600);
+    assert!(Arc::into_inner(pool).is_some(), "no task holds the pool after wait_all");
+}
