@@ -120,7 +120,13 @@ fn every_outside_submission_runs_on_two_nodes() {
 #[test]
 fn a_pool_with_levels_takes_every_nodes_queue() {
     let layout = Topology::uniform(2, 1, 2).unwrap();
-    let pool = Arc::new(ThreadPool::builder().topology(layout).num_threads(4).build().unwrap());
+    let pool = Arc::new(
+        ThreadPool::builder()
+            .topology(layout)
+            .num_threads(4)
+            .build()
+            .unwrap(),
+    );
     pool.spawn_with_priority(stealpool::Priority::High, || {});
     pool.wait_all();
     let ran = Arc::new(AtomicUsize::new(0));
@@ -143,5 +149,8 @@ fn a_pool_with_levels_takes_every_nodes_queue() {
     });
     pool.wait_all();
     assert_eq!(ran.load(Ordering::Relaxed), 1600);
-    assert!(Arc::into_inner(pool).is_some(), "no task holds the pool after wait_all");
+    assert!(
+        Arc::into_inner(pool).is_some(),
+        "no task holds the pool after wait_all"
+    );
 }
