@@ -230,9 +230,10 @@ step_miri() {
             MIRIFLAGS='-Zmiri-tree-borrows -Zmiri-many-seeds=0..$((MIRI_SEEDS / 4))' CARGO_TARGET_DIR=target/miri \
             cargo +nightly miri test --test injector_queue"
     # The parallel iterators' ownership (tests/par_iter_miri.rs,
-    # proofs/iter.md I1-I3): Vec::into_par_iter's drain and the indexed
-    # collect into spare capacity, finishing, stopping early and panicking;
-    # about 7 s a seed, under each aliasing model.
+    # proofs/iter.md I1-I8): Vec::into_par_iter's drain walked both ways,
+    # the indexed collect into spare capacity, chain, find_first/last,
+    # map_with, collect into Result and par_bridge, finishing, stopping
+    # early and panicking; about 9 s a seed, under each aliasing model.
     run miri_iter 600 "parallel iterators: UB, leaks, double drops" "Miri SB+TB, ${MIRI_ITER_SEEDS} seeds each" -- \
         bash -c "MIRIFLAGS='-Zmiri-many-seeds=0..${MIRI_ITER_SEEDS}' CARGO_TARGET_DIR=target/miri \
             cargo +nightly miri test --test par_iter_miri &&
