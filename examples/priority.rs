@@ -11,22 +11,25 @@
 //! run. Each task takes a number from one global start sequence as its
 //! first step, and records how long it waited before it started. Per level,
 //! "most overtaken" is the most tasks of the level submitted after one
-//! task that started before it. The verdict is `in order` when no task was
+//! task that started before it; "flood ahead", how many tasks of the flood
+//! (below) started while a task waited, a count that a loaded host does not
+//! stretch as it does waits in time. The verdict is `in order` when no task was
 //! overtaken; `N side by side` when N were, but whenever a task started,
 //! fewer tasks submitted before it than there are workers had not (each
 //! may be in another worker's hands between its take and its first step,
 //! which is what `Priority` promises, V8 in `proofs/priority.md`); else
-//! `N overtaken`. At `Low`, `High` and `Critical` a submitter's tasks are
-//! taken in the order it queued them, on any number of workers, so the
-//! verdict there is `in order` or `side by side`; "most overtaken" is 0
-//! or 1 on two workers, more only if a worker is descheduled between a
-//! take and the task's first step. `Normal` keeps the plain pool's
-//! order: in order on one worker, and on several a thief runs the newest
-//! jobs of the batch it steals, so it is overtaken. Then the same with
-//! the outside thread also keeping a flood of `Critical` tasks that
-//! respawn themselves, to show that `Low` still moves (V5's share). The
-//! numbers are reported, never asserted: they depend on the machine and
-//! its load.
+//! `N overtaken`. At every level a submitter's tasks from outside are
+//! taken in the order it queued them, on any number of workers (at
+//! `Normal` because the pool uses other levels: a pool that never did
+//! keeps the plain order, where a thief runs the newest of the batch it
+//! steals), so the verdict is `in order` or `side by side`; "most
+//! overtaken" is 0 or 1 on two workers, more only if a worker is
+//! descheduled between a take and the task's first step. Then the same
+//! with the outside thread also keeping a flood of `Critical` tasks that
+//! respawn themselves from inside, to show that `Low` still moves (V5's
+//! share) and that the `Critical` tasks from outside are not held back by
+//! the flood (V8's rounds). The numbers are reported, never asserted: they
+//! depend on the machine and its load.
 
 #[path = "common/cli.rs"]
 mod cli;
@@ -45,11 +48,16 @@ const LEVELS: [Priority; 4] = [
 ];
 
 /// Per level: (global start sequence number, submission number within the
-/// level, wait in microseconds).
-type Waits = Arc<[Mutex<Vec<(usize, usize, u64)>>; 4]>;
+/// level, wait in microseconds, flood tasks started while it waited).
+type Waits = Arc<[Mutex<Vec<(usize, usize, u64, usize)>>; 4]>;
 
 /// The global start sequence: each task takes a number as its first step.
 static STARTS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many flood tasks have started: a count of the work that went ahead
+/// of a task while it waited which, unlike time, a loaded host does not
+/// stretch.
+static FLOOD_STARTS: AtomicUsize = AtomicUsize::new(0);
 
 /// Spins for about `duration`.
 fn busy(duration: Duration) {
@@ -68,13 +76,15 @@ fn task(
     work: Duration,
 ) -> impl FnOnce() + Send + 'static {
     let waits = waits.clone();
+    let floods = FLOOD_STARTS.load(Ordering::Relaxed);
     move || {
         let sequence = STARTS.fetch_add(1, Ordering::Relaxed);
         let waited = submitted.elapsed().as_micros() as u64;
+        let floods = FLOOD_STARTS.load(Ordering::Relaxed).saturating_sub(floods);
         waits[priority as usize]
             .lock()
             .unwrap()
-            .push((sequence, number, waited));
+            .push((sequence, number, waited, floods));
         busy(work);
     }
 }
@@ -117,6 +127,7 @@ fn overtaken(started: &[usize]) -> (usize, usize, usize) {
 
 /// `Critical` tasks that respawn themselves while `flooding` holds.
 fn flood(pool: Arc<ThreadPool>, flooding: Arc<AtomicBool>, work: Duration) {
+    FLOOD_STARTS.fetch_add(1, Ordering::Relaxed);
     busy(work);
     if flooding.load(Ordering::Relaxed) {
         let inner = pool.clone();
@@ -161,14 +172,16 @@ fn run(name: &str, threads: usize, tasks: usize, work: Duration, flood_tasks: us
     let stats = pool.stats();
     println!("{name}: {tasks} tasks of {work:?} on {threads} workers, {elapsed:.2?}");
     println!(
-        "  level     tasks   wait p50      wait p99   most overtaken  verdict           (tasks run at the level, flood included)"
+        "  level     tasks   wait p50      wait p99   most overtaken  verdict           flood ahead p50/p99  (tasks run at the level, flood included)"
     );
     for priority in LEVELS {
         let mut started = waits[priority as usize].lock().unwrap().clone();
         started.sort_unstable();
-        let order: Vec<usize> = started.iter().map(|&(_, number, _)| number).collect();
-        let mut level: Vec<u64> = started.iter().map(|&(_, _, waited)| waited).collect();
+        let order: Vec<usize> = started.iter().map(|&(_, number, _, _)| number).collect();
+        let mut level: Vec<u64> = started.iter().map(|&(_, _, waited, _)| waited).collect();
         level.sort_unstable();
+        let mut ahead: Vec<u64> = started.iter().map(|&(_, _, _, floods)| floods as u64).collect();
+        ahead.sort_unstable();
         let (most, count, unstarted) = overtaken(&order);
         let verdict = match count {
             0 => "in order".to_string(),
@@ -178,13 +191,15 @@ fn run(name: &str, threads: usize, tasks: usize, work: Duration, flood_tasks: us
             n => format!("{n} overtaken"),
         };
         println!(
-            "  {:<8} {:>6}   {:>9} µs  {:>9} µs  {:>14}  {:<16}  ({})",
+            "  {:<8} {:>6}   {:>9} µs  {:>9} µs  {:>14}  {:<16}  {:>8} / {:<8}  ({})",
             format!("{priority:?}"),
             level.len(),
             percentile(&level, 0.5),
             percentile(&level, 0.99),
             most,
             verdict,
+            percentile(&ahead, 0.5),
+            percentile(&ahead, 0.99),
             stats.tasks_executed_at(priority)
         );
     }

@@ -7,6 +7,7 @@
 //! cargo run --release --example report -- --rounds 5
 //! cargo run --release --example report -- --fork-join   # section [6] only
 //! cargo run --release --example report -- --par-iter    # parallel iterators vs rayon's
+//! cargo run --release --example report -- --many        # section [8]: 8, 16, 64 workers vs rayon
 //! cargo run --release --example report -- --csv report.csv
 //! cargo run --release --example report -- --help
 //! ```
@@ -67,11 +68,14 @@ macro_rules! say {
         say!("")
     };
     ($($arg:tt)*) => {{
-        let mut details = DETAILS.lock().unwrap_or_else(|e| e.into_inner());
+        let mut details = crate::DETAILS.lock().unwrap_or_else(|e| e.into_inner());
         details.push_str(&format!($($arg)*));
         details.push('\n');
     }};
 }
+
+#[path = "common/many.rs"]
+mod many;
 
 /// Prints what [`DETAILS`] holds so far, and empties it.
 fn flush_details() {
@@ -543,10 +547,13 @@ fn scenario_quicksort(rounds: usize, summary: &mut Summary) {
         "  stealpool simple quicksort: {}",
         runs[4].detail.as_deref().unwrap_or("")
     );
+    // 1.8x on two workers; from eight on, the 6x on 8 cores asked of a
+    // work-stealing pool (3/4 of each core).
+    let bar = if w >= 8 { 0.75 * w as f64 } else { 0.9 * w as f64 };
     summary.target(
-        format!("quicksort of 10M: speedup >= 1.8x on {w} workers over the sequential sort"),
+        format!("quicksort of 10M: speedup >= {bar:.1}x on {w} workers over the sequential sort"),
         format!("{}x", cli::fixed(over_sequential, 2)),
-        status(over_sequential >= 1.8),
+        status(over_sequential >= bar),
     );
 }
 
@@ -628,6 +635,17 @@ fn scenario_mix(rounds: usize, summary: &mut Summary) {
         ),
     );
     scaling(&runs, w);
+    if w >= 8 {
+        // The 7x on 8 cores asked of the mix (7/8 of each core): only
+        // where there are that many cores to measure it on.
+        let speedup = cli::ratio(work.as_secs_f64(), runs[1].wall.as_secs_f64());
+        let bar = 0.875 * w as f64;
+        summary.target(
+            format!("uneven mix: speedup >= {bar:.1}x on {w} workers (work / wall)"),
+            format!("{}x", cli::fixed(speedup, 2)),
+            status(speedup >= bar),
+        );
+    }
 }
 
 /// `submitters` threads each spawn `per_submitter` micro-tasks with
@@ -1089,6 +1107,9 @@ fn fork_join_peers(summary: &mut Summary) {
             ..chili::Config::default()
         });
         let mut best = [[inf; 4]; 3];
+        // CPU per join too: on a loaded machine the wall time of a long,
+        // memory-bound run (the left-first tree) mostly measures preemption.
+        let mut best_cpu = [[inf; 4]; 3];
         for _ in 0..RUNS {
             let fib = [
                 ns_per_op(fib_joins, cpu_time, || {
@@ -1110,6 +1131,9 @@ fn fork_join_peers(summary: &mut Summary) {
                 best[0][peer] = best[0][peer].min(fib[peer].0);
                 best[1][peer] = best[1][peer].min(left[peer].0);
                 best[2][peer] = best[2][peer].min(right[peer].0);
+                best_cpu[0][peer] = best_cpu[0][peer].min(fib[peer].1);
+                best_cpu[1][peer] = best_cpu[1][peer].min(left[peer].1);
+                best_cpu[2][peer] = best_cpu[2][peer].min(right[peer].1);
             }
         }
         let workloads = [
@@ -1117,7 +1141,7 @@ fn fork_join_peers(summary: &mut Summary) {
             "tree, left child first",
             "tree, right child first (chili's own order)",
         ];
-        for (workload, [ours, limited, rayon, chili]) in workloads.iter().zip(best) {
+        for ((workload, [ours, limited, rayon, chili]), cpu) in workloads.iter().zip(best).zip(best_cpu) {
             let scenario = format!("[6] {workload}, {threads} thread(s)");
             for (peer, wall) in [
                 ("stealpool", ours),
@@ -1129,6 +1153,11 @@ fn fork_join_peers(summary: &mut Summary) {
             }
             summary.compare(&scenario, "rayon", ours, rayon, "ns", Kind::Time);
             summary.compare(&scenario, "chili", ours, chili, "ns", Kind::Time);
+            // CPU per join: what other load disturbs least (on two
+            // workers, the work of both).
+            let cpu_scenario = format!("{scenario}, CPU");
+            summary.compare(&cpu_scenario, "rayon", cpu[0], cpu[2], "ns", Kind::Time);
+            summary.compare(&cpu_scenario, "chili", cpu[0], cpu[3], "ns", Kind::Time);
             say!(
                 "  {workload}, {threads} thread(s): stealpool {ours:.2}, rayon {rayon:.2}, chili {chili:.2} ns per \
                  join; stealpool {:.2}x rayon's, {:.2}x chili's; with max_pending_joins({PENDING_LIMIT}) {limited:.2} \
@@ -1136,6 +1165,17 @@ fn fork_join_peers(summary: &mut Summary) {
                 ours / rayon,
                 ours / chili,
                 limited / chili
+            );
+            say!(
+                "    CPU per join: stealpool {:.2}, max_pending_joins({PENDING_LIMIT}) {:.2}, rayon {:.2}, chili {:.2} \
+                 ns; stealpool {:.2}x rayon's, {:.2}x chili's, max_pending_joins({PENDING_LIMIT}) {:.2}x chili's",
+                cpu[0],
+                cpu[1],
+                cpu[2],
+                cpu[3],
+                cpu[0] / cpu[2],
+                cpu[0] / cpu[3],
+                cpu[1] / cpu[3]
             );
         }
     }
@@ -1522,6 +1562,14 @@ const OPTIONS: &[cli::Opt] = &[
         "run section [6] (fork-join against chili and rayon) alone",
     ),
     cli::switch(
+        "external",
+        "run section [4] (spawns from 8 threads outside the pool) alone",
+    ),
+    cli::switch(
+        "many",
+        "run section [8] alone: 8, 16 and 64 workers against rayon with as many threads",
+    ),
+    cli::switch(
         "par-iter",
         "run the parallel iterators against rayon's alone (its own table)",
     ),
@@ -1568,7 +1616,13 @@ fn main() {
         par_iter_bench::run(rounds);
         return;
     }
-    if args.has("fork-join") {
+    if args.has("many") {
+        // More workers than cores, alone: not part of the default report.
+        many::oversubscribed(rounds, &mut summary);
+    } else if args.has("external") {
+        // Section [4] alone: the injectors' path from outside.
+        scenario_external(rounds, &mut summary);
+    } else if args.has("fork-join") {
         // Section [6] alone, for iterating on `join`.
         fork_join_peers(&mut summary);
     } else {

@@ -24,6 +24,8 @@
 //!   every task starts in the order queued (V8: a thief takes one task,
 //!   the oldest; jobs from outside wait in one stage every worker takes
 //!   from). The old rule, a thief taking half of Y's tasks, fails it.
+//!   Also `Normal` from outside after a level was used: its stage (V8);
+//!   `normal_batch_plain`, the plain search's batch, fails it.
 //!
 //! Each test runs `shuttle::check_random` and then `shuttle::check_pct`
 //! (depth 3) for the iterations stated beside it, through `shuttle_run.rs`,
@@ -376,11 +378,21 @@ fn fifo_thief() {
     }
 }
 
-// 1000 random + 1000 PCT schedules for each level and each source.
+// 1000 random + 1000 PCT schedules for each level and each source, and
+// for `Normal` from outside in a pool that used a level (its stage, V8).
 #[test]
 fn fifo_two_workers() {
-    for priority in [Priority::Low, Priority::High, Priority::Critical] {
+    for priority in [
+        Priority::Low,
+        Priority::High,
+        Priority::Critical,
+        Priority::Normal,
+    ] {
         for from_inside in [false, true] {
+            if priority == Priority::Normal && from_inside {
+                // A worker's own `Normal` tasks run newest first.
+                continue;
+            }
             let name = format!(
                 "fifo_two_workers_{priority:?}_{}",
                 if from_inside { "inside" } else { "outside" }
@@ -388,6 +400,11 @@ fn fifo_two_workers() {
             check(&name, 1000, move || {
                 const COUNT: usize = 5;
                 let pool = Arc::new(ThreadPool::new(2));
+                if priority == Priority::Normal {
+                    // A level in use: every search is the per-level one (V1).
+                    pool.spawn_with_priority(Priority::Low, || {});
+                    pool.wait_all();
+                }
                 let log: Log = Arc::new(Mutex::new(Vec::new()));
                 let done = Arc::new(AtomicUsize::new(0));
                 // Task 0 holds Y at `first`, task 1 holds X at `second`

@@ -140,17 +140,26 @@ step_lin() {
         cargo test --features shuttle --profile model --test lin_deque -- --nocapture
     run lin_threads 600 "deque linearizable (threads)" "lin checker, threads, release" -- \
         cargo test --release --test deque_linearizable -- --nocapture
+    # The pool's objects (proofs/linearizability.md, "The pool's objects"):
+    # handles, when_all and zip, FIFO per submitter per level (V8),
+    # wait_all as quiescence. In the plain test profile: its build is
+    # incremental, so the lin_mutants step rebuilds it in seconds per bug
+    # flag, where a fat-LTO `model` build takes about a minute.
+    run lin_pool 600 "pool objects: histories (shuttle)" "history checks, random+PCT" -- \
+        cargo test --features shuttle --test lin_pool -- --nocapture
 }
 
 step_lin_mutants() {
-    # Expected-failure mutants through the linearizability checker: the bug
-    # flags stale_buffer (R2) and batch_wide_cas (B1) built into the shuttle
-    # harness, each required to fail its named test with a history reported
-    # as not linearizable (model/lin_mutants.sh; lin_deque's seeds are
-    # fixed, so each is caught at the same schedule every run). Runs after
-    # the lin step, whose `model` build it rebuilds only this crate of; no
-    # later step uses that build.
-    run lin_mutants 600 "lin mutants: stale_buffer, batch_wide_cas" "lin checker, shuttle" -- model/lin_mutants.sh
+    # Expected-failure mutants through the history checkers: the bug flags
+    # stale_buffer (R2) and batch_wide_cas (B1) built into lin_deque,
+    # batch_newest_first (Q7) into shuttle_injector's queue check,
+    # finished_early, when_all_reversed, stage_newest_first,
+    # level_steal_half (V8) and wait_all_queues_only into lin_pool, each
+    # required to fail its named test with the checker's report
+    # (model/lin_mutants.sh; the seeds are fixed, so each is caught at the
+    # same schedule every run). Runs after the lin step, whose builds it
+    # rebuilds only this crate of; no later step uses them.
+    run lin_mutants 900 "lin mutants: deque, queue, pool" "history checkers, shuttle" -- model/lin_mutants.sh
     grep '^mutant ' "$LOGS/lin_mutants.log" >&2
 }
 
@@ -230,9 +239,10 @@ step_miri() {
             MIRIFLAGS='-Zmiri-tree-borrows -Zmiri-many-seeds=0..$((MIRI_SEEDS / 4))' CARGO_TARGET_DIR=target/miri \
             cargo +nightly miri test --test injector_queue"
     # The parallel iterators' ownership (tests/par_iter_miri.rs,
-    # proofs/iter.md I1-I3): Vec::into_par_iter's drain and the indexed
-    # collect into spare capacity, finishing, stopping early and panicking;
-    # about 7 s a seed, under each aliasing model.
+    # proofs/iter.md I1-I8): Vec::into_par_iter's drain walked both ways,
+    # the indexed collect into spare capacity, chain, find_first/last,
+    # map_with, collect into Result and par_bridge, finishing, stopping
+    # early and panicking; about 9 s a seed, under each aliasing model.
     run miri_iter 600 "parallel iterators: UB, leaks, double drops" "Miri SB+TB, ${MIRI_ITER_SEEDS} seeds each" -- \
         bash -c "MIRIFLAGS='-Zmiri-many-seeds=0..${MIRI_ITER_SEEDS}' CARGO_TARGET_DIR=target/miri \
             cargo +nightly miri test --test par_iter_miri &&

@@ -91,3 +91,56 @@ fn zip_chunks_and_slices() {
     pool.install(|| lengths.par_iter_mut().zip(&words).for_each(|(l, w)| *l = w.len()));
     assert_eq!(lengths.iter().sum::<usize>(), words.iter().map(String::len).sum());
 }
+
+/// The later adapters' tests use fewer items: Miri's time is CI's.
+const M: usize = 10;
+
+fn few() -> Vec<String> {
+    (0..M).map(|i| i.to_string()).collect()
+}
+
+#[test]
+fn drains_walked_backwards_chained_and_bridged() {
+    // `rev` reads a drain from its back (`SliceDrain::next_back`, I1);
+    // `find_first` and collect into `Result` stop early, dropping the
+    // rest; `par_bridge` shares an iterator behind a lock (I7); a panic
+    // under `rev` and `chain` drops what was made. One pool for all.
+    quiet_expected_panics();
+    let pool = ThreadPool::new(2);
+    let expected: Vec<String> = few().into_iter().rev().collect();
+    let back: Vec<String> = pool.install(|| few().into_par_iter().rev().collect());
+    assert_eq!(back, expected);
+    let found = pool.install(|| {
+        few()
+            .into_par_iter()
+            .chain(few())
+            .rev()
+            .find_first(|s| s.len() == 1)
+    });
+    assert_eq!(found.as_deref(), Some("9"));
+    let stopped: Result<Vec<String>, String> = pool.install(|| {
+        few()
+            .into_par_iter()
+            .map(|s| if s == "5" { Err(s) } else { Ok(s) })
+            .collect()
+    });
+    assert_eq!(stopped, Err(String::from("5")));
+    let mut bridged: Vec<String> = pool.install(|| few().into_iter().par_bridge().collect());
+    bridged.sort_by_key(|s| s.parse::<usize>().unwrap());
+    assert_eq!(bridged, few());
+    let bad = (M / 2).to_string();
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.install(|| {
+            few()
+                .into_par_iter()
+                .chain(few())
+                .rev()
+                .map(|s| {
+                    assert!(s != bad, "{EXPECTED}");
+                    s + "?"
+                })
+                .collect::<Vec<String>>()
+        })
+    }));
+    assert!(result.is_err());
+}

@@ -618,9 +618,10 @@ fn high_runs_sixteen_to_one_over_low() {
 
 /// V8, two workers, gated: a thief takes one task of a level, the oldest,
 /// so the worker it took it from goes on with the next one. Worker X is
-/// held while worker Y comes to hold a level's tasks on its deque (an
-/// injector batch, or queued by a task on Y) and holds task 0; X then
-/// steals and holds task 1; Y goes on with the rest. The log's order is
+/// held while worker Y comes to hold a level's tasks (queued from
+/// outside: in the level's stage; from a task on Y: on Y's deque of the
+/// level) and holds task 0; X then takes and holds task 1; Y goes on with
+/// the rest. The log's order is
 /// the global start sequence: every task starts in the order queued. (The
 /// old rule, a thief taking half of Y's tasks, made Y start the first
 /// task X had not taken while X still held the ones before it.)
@@ -701,16 +702,21 @@ fn a_thief_takes_one_task_of_a_level_and_the_owner_the_next() {
         thief_takes_one(priority, false);
         thief_takes_one(priority, true);
     }
+    // `Normal` from outside, in a pool that used a level: through
+    // `Normal`'s stage, one task at a time (V8).
+    thief_takes_one(Priority::Normal, false);
 }
 
 /// V8 on 1 and 2 workers, free running: the caller and a task on a worker
-/// each queue tasks at every level with queues of its own, interleaved.
-/// Each task's first step takes a number from a global start sequence and
-/// marks itself started, then counts the tasks of its submitter and level
-/// queued before it that have not started. Those were taken before it
-/// (V8), so each is in another worker's hands between its take and its
-/// first step: at most one per other worker (0 on one worker, where the
-/// start sequence is the queueing order).
+/// each queue tasks at every level with queues of its own, interleaved,
+/// and the caller at `Normal` too (from outside, in a pool that used a
+/// level, `Normal` goes through its stage, V8). Each task's first step
+/// takes a number from a global start sequence and marks itself started,
+/// then counts the tasks of its submitter and level queued before it
+/// that have not started. Those were taken before it (V8), so each is in
+/// another worker's hands between its take and its first step: at most
+/// one per other worker (0 on one worker, where the start sequence is
+/// the queueing order).
 #[test]
 fn each_submitters_tasks_start_in_order_per_level_on_one_and_two_workers() {
     const OWN: [Priority; 3] = [Priority::Low, Priority::High, Priority::Critical];
@@ -722,7 +728,7 @@ fn each_submitters_tasks_start_in_order_per_level_on_one_and_two_workers() {
         let started: Arc<Vec<Vec<Vec<AtomicUsize>>>> = Arc::new(
             (0..2)
                 .map(|_| {
-                    (0..3)
+                    (0..Priority::Critical as usize + 1)
                         .map(|_| (0..count).map(|_| AtomicUsize::new(0)).collect())
                         .collect()
                 })
@@ -732,12 +738,12 @@ fn each_submitters_tasks_start_in_order_per_level_on_one_and_two_workers() {
         let most_unstarted = Arc::new(AtomicUsize::new(0));
         let queue = {
             let (started, sequence, most) = (started.clone(), sequence.clone(), most_unstarted.clone());
-            move |pool: &ThreadPool, submitter: usize| {
+            move |pool: &ThreadPool, submitter: usize, levels: &[Priority]| {
                 for number in 0..count {
-                    for (level, priority) in OWN.into_iter().enumerate() {
+                    for &priority in levels {
                         let (started, sequence, most) = (started.clone(), sequence.clone(), most.clone());
                         pool.spawn_with_priority(priority, move || {
-                            let mine = &started[submitter][level];
+                            let mine = &started[submitter][priority as usize];
                             mine[number].store(sequence.fetch_add(1, SeqCst) + 1, SeqCst);
                             let unstarted = mine[..number].iter().filter(|s| s.load(SeqCst) == 0).count();
                             most.fetch_max(unstarted, SeqCst);
@@ -747,8 +753,8 @@ fn each_submitters_tasks_start_in_order_per_level_on_one_and_two_workers() {
             }
         };
         let (inner, inner_queue) = (pool.clone(), queue.clone());
-        pool.spawn(move || inner_queue(&inner, 1));
-        queue(&pool, 0);
+        pool.spawn(move || inner_queue(&inner, 1, &OWN));
+        queue(&pool, 0, &LEVELS);
         pool.wait_all();
         let most = most_unstarted.load(SeqCst);
         assert!(
@@ -759,9 +765,86 @@ fn each_submitters_tasks_start_in_order_per_level_on_one_and_two_workers() {
             for per_level in started.iter() {
                 for mine in per_level {
                     let order: Vec<usize> = mine.iter().map(|s| s.load(SeqCst)).collect();
-                    assert!(order.windows(2).all(|w| w[0] < w[1]), "one worker: out of order");
+                    assert!(
+                        order.iter().all(|&s| s == 0) || order.windows(2).all(|w| w[0] < w[1]),
+                        "one worker: out of order"
+                    );
                 }
             }
         }
     }
+}
+
+/// V8's rounds, one worker, gated: a task on the worker queues `Critical`
+/// tasks on its own deque of the level, and the caller queues as many from
+/// outside, while the worker is held. Each source's tasks queued before
+/// its round began run in that round: the start order is all the tasks of
+/// one source, then all of the other's, each in the order queued (which
+/// source goes first depends on where the worker's last round ended).
+/// Then a task that keeps queueing its successor at the level from inside
+/// does not hold back the tasks queued from outside: it stops only once
+/// they all ran.
+#[test]
+fn own_and_outside_tasks_of_a_level_take_turns_in_rounds() {
+    let each = scaled(40, 6);
+    let pool = Arc::new(ThreadPool::new(1));
+    use_every_level(&pool);
+    let starts: Starts = Default::default();
+    let (queued_tx, queued) = mpsc::channel();
+    let (open, gate) = mpsc::channel::<()>();
+    let (inner, inner_starts) = (pool.clone(), starts.clone());
+    pool.spawn(move || {
+        for number in 0..each {
+            let starts = inner_starts.clone();
+            inner.spawn_with_priority(Priority::Critical, move || record(&starts, number));
+        }
+        queued_tx.send(()).unwrap();
+        gate.recv().unwrap();
+    });
+    queued.recv().unwrap();
+    for number in each..2 * each {
+        let starts = starts.clone();
+        pool.spawn_with_priority(Priority::Critical, move || record(&starts, number));
+    }
+    open.send(()).unwrap();
+    pool.wait_all();
+    let order = numbers(&starts);
+    let (inside, outside): (Vec<usize>, Vec<usize>) = ((0..each).collect(), (each..2 * each).collect());
+    assert!(
+        order == [inside.clone(), outside.clone()].concat() || order == [outside, inside].concat(),
+        "the two sources' tasks did not run in two rounds: {order:?}"
+    );
+
+    // A chain from inside against tasks from outside: the chain ends once
+    // every task from outside has run (or after 1000 steps, so that a rule
+    // that holds them back fails the test instead of running for ever).
+    fn chain(pool: Arc<ThreadPool>, done: Arc<AtomicUsize>, total: usize, steps: Arc<AtomicUsize>) {
+        let step = steps.fetch_add(1, SeqCst) + 1;
+        if done.load(SeqCst) < total && step < 1000 {
+            let inner = pool.clone();
+            inner.spawn_with_priority(Priority::Critical, move || chain(pool, done, total, steps));
+        }
+    }
+    let done = Arc::new(AtomicUsize::new(0));
+    let steps = Arc::new(AtomicUsize::new(0));
+    let open = block_worker(&pool);
+    {
+        let (inner, done, steps) = (pool.clone(), done.clone(), steps.clone());
+        pool.spawn_with_priority(Priority::Critical, move || chain(inner, done, each, steps));
+    }
+    for _ in 0..each {
+        let done = done.clone();
+        pool.spawn_with_priority(Priority::Critical, move || {
+            done.fetch_add(1, SeqCst);
+        });
+    }
+    open.send(()).unwrap();
+    pool.wait_all();
+    assert_eq!(done.load(SeqCst), each);
+    // The chain's first task is queued from outside, ahead of the others,
+    // in one round with them: it queues its successor on the worker's
+    // deque, which waits for the rest of the round, then sees every task
+    // from outside done. (Alternating job by job, it would run `each`
+    // steps; serving the worker's deque first, 1000.)
+    assert_eq!(steps.load(SeqCst), 2, "the chain's steps");
 }

@@ -1,5 +1,6 @@
 //! Collecting: [`FromParallelIterator`] and [`ParallelExtend`] for `Vec`,
-//! `String` and `HashMap` (and `Result` and `Option` of those), and `unzip`.
+//! `String` and `HashMap` (the other std collections are in
+//! `collections.rs`), `Result` and `Option` of any of them, and `unzip`.
 //!
 //! An indexed iterator collected into a `Vec` writes every piece's items
 //! straight into their places in the vector's spare capacity (I2, I3). An
@@ -10,10 +11,12 @@ use super::plumbing::{bridge, Consumer, Folder, Reducer, UnindexedConsumer};
 use super::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
 };
+use crate::sync::{AtomicBool, Mutex, Ordering};
 use std::collections::{HashMap, LinkedList};
 use std::hash::{BuildHasher, Hash};
 use std::marker::PhantomData;
 use std::ptr;
+use std::sync::PoisonError;
 
 /// Appends the items of the indexed `par_iter` to `vec`, in place.
 pub(super) fn collect_indexed<I: IndexedParallelIterator>(par_iter: I, vec: &mut Vec<I::Item>) {
@@ -197,7 +200,7 @@ impl<'c, T> Reducer<CollectResult<'c, T>> for CollectReducer {
 }
 
 /// Collects each piece into a `C` and returns them in order.
-fn collect_pieces<C, T, I>(par_iter: I) -> LinkedList<C>
+pub(super) fn collect_pieces<C, T, I>(par_iter: I) -> LinkedList<C>
 where
     I: ParallelIterator<Item = T>,
     C: Default + Extend<T> + Send,
@@ -368,8 +371,10 @@ where
     (from_a, from_b)
 }
 
-/// Collects the `Ok` values, or returns an `Err` if any item is one (the
-/// first in order; all items are computed).
+/// Collects the `Ok` values, or returns an `Err` if any item is one: as
+/// rayon's, it stops early (every piece stops once an `Err` is met, and the
+/// `Ok` values collected so far are dropped), and which `Err` it returns
+/// when there are several is not fixed.
 impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
 where
     C: FromParallelIterator<T>,
@@ -377,25 +382,45 @@ where
     E: Send,
 {
     fn from_par_iter<I: IntoParallelIterator<Item = Result<T, E>>>(par_iter: I) -> Self {
-        let mut items: Vec<Result<T, E>> = Vec::from_par_iter(par_iter);
-        if let Some(at) = items.iter().position(Result::is_err) {
-            return Err(items.swap_remove(at).err().expect("an error at `at`"));
+        let saved: Mutex<Option<E>> = Mutex::new(None);
+        let keep_first = |error: E| {
+            let mut saved = saved.lock().unwrap_or_else(PoisonError::into_inner);
+            saved.get_or_insert(error);
+        };
+        let collection = par_iter
+            .into_par_iter()
+            .map(|item| item.map_err(keep_first).ok())
+            .while_some()
+            .collect();
+        match saved.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            Some(error) => Err(error),
+            None => Ok(collection),
         }
-        Ok(C::from_par_iter(items.into_par_iter().filter_map(Result::ok)))
     }
 }
 
-/// Collects the `Some` values, or returns `None` if any item is `None`.
+/// Collects the `Some` values, or returns `None` if any item is `None`,
+/// stopping early as `Result`'s does.
 impl<C, T> FromParallelIterator<Option<T>> for Option<C>
 where
     C: FromParallelIterator<T>,
     T: Send,
 {
     fn from_par_iter<I: IntoParallelIterator<Item = Option<T>>>(par_iter: I) -> Self {
-        let items: Vec<Option<T>> = Vec::from_par_iter(par_iter);
-        if items.iter().any(Option::is_none) {
-            return None;
-        }
-        Some(C::from_par_iter(items.into_par_iter().filter_map(|item| item)))
+        let met_none = AtomicBool::new(false);
+        let collection = par_iter
+            .into_par_iter()
+            .map(|item| {
+                if item.is_none() {
+                    // Relaxed: read after the drive, which `join` orders
+                    // after every piece's writes (I5).
+                    met_none.store(true, Ordering::Relaxed);
+                }
+                item
+            })
+            .while_some()
+            .collect();
+        // Relaxed: see the store (I5).
+        (!met_none.load(Ordering::Relaxed)).then_some(collection)
     }
 }

@@ -56,6 +56,63 @@
 //! assert_eq!(squares, [0, 1, 4, 9, 16]);
 //! assert_eq!(Squares { start: 0, end: 100 }.enumerate().filter(|(i, s)| *s == (i * i) as u64).count(), 100);
 //! ```
+//!
+//! A new consumer is a folder for one piece, a reducer joining two
+//! pieces' results, and the consumer that splits and makes them; this one
+//! counts the items, and any parallel iterator can drive it:
+//!
+//! ```
+//! use stealpool::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
+//! use stealpool::prelude::*;
+//!
+//! /// Counts the items: each piece counts its own, and counts add up.
+//! struct Count;
+//! struct Add;
+//! struct Counter(usize);
+//!
+//! impl Reducer<usize> for Add {
+//!     fn reduce(self, left: usize, right: usize) -> usize {
+//!         left + right
+//!     }
+//! }
+//! impl<T> Folder<T> for Counter {
+//!     type Result = usize;
+//!     fn consume(self, _item: T) -> Self {
+//!         Counter(self.0 + 1)
+//!     }
+//!     fn complete(self) -> usize {
+//!         self.0
+//!     }
+//!     fn full(&self) -> bool {
+//!         false
+//!     }
+//! }
+//! impl<T> Consumer<T> for Count {
+//!     type Folder = Counter;
+//!     type Reducer = Add;
+//!     type Result = usize;
+//!     fn split_at(self, _index: usize) -> (Self, Self, Add) {
+//!         (Count, Count, Add)
+//!     }
+//!     fn into_folder(self) -> Counter {
+//!         Counter(0)
+//!     }
+//!     fn full(&self) -> bool {
+//!         false
+//!     }
+//! }
+//! impl<T> UnindexedConsumer<T> for Count {
+//!     fn split_off_left(&self) -> Self {
+//!         Count
+//!     }
+//!     fn to_reducer(&self) -> Add {
+//!         Add
+//!     }
+//! }
+//!
+//! let evens = (0..1_000u32).into_par_iter().filter(|x| x % 2 == 0);
+//! assert_eq!(evens.drive_unindexed(Count), 500);
+//! ```
 
 use super::IndexedParallelIterator;
 use crate::par::on_pool::{CurrentPool, OnPool};
@@ -84,6 +141,44 @@ pub trait Producer: Send + Sized {
     /// Feeds this piece's items to `folder`.
     fn fold_with<F: Folder<Self::Item>>(self, folder: F) -> F {
         folder.consume_iter(self.into_iter())
+    }
+
+    /// Feeds this piece's items to `folder` last to first: what
+    /// [`rev`](super::IndexedParallelIterator::rev) runs. By default the
+    /// piece is collected and then walked backwards; the sources that can
+    /// walk backwards (ranges, slices, vectors) and the adapters over them
+    /// (`map`, `with_min_len`, `rev`) do so without collecting.
+    ///
+    /// ```
+    /// use stealpool::iter::plumbing::{Folder, Producer, ProducerCallback};
+    /// use stealpool::prelude::*;
+    ///
+    /// struct Items(Vec<u8>);
+    /// impl Folder<u8> for Items {
+    ///     type Result = Vec<u8>;
+    ///     fn consume(mut self, item: u8) -> Self {
+    ///         self.0.push(item);
+    ///         self
+    ///     }
+    ///     fn complete(self) -> Vec<u8> {
+    ///         self.0
+    ///     }
+    ///     fn full(&self) -> bool {
+    ///         false
+    ///     }
+    /// }
+    /// struct Backwards;
+    /// impl ProducerCallback<u8> for Backwards {
+    ///     type Output = Vec<u8>;
+    ///     fn callback<P: Producer<Item = u8>>(self, producer: P) -> Vec<u8> {
+    ///         producer.fold_rev_with(Items(Vec::new())).complete()
+    ///     }
+    /// }
+    /// assert_eq!((1..4u8).into_par_iter().with_producer(Backwards), [3, 2, 1]);
+    /// ```
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        let items: Vec<Self::Item> = self.into_iter().collect();
+        folder.consume_iter(items.into_iter().rev())
     }
 }
 

@@ -1,6 +1,6 @@
 //! Ranges of integers as parallel iterators: `(0..n).into_par_iter()`.
 
-use super::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
+use super::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::ops::{Range, RangeInclusive};
 
@@ -23,14 +23,21 @@ pub struct Iter<T> {
 
 /// The parallel iterator over a `RangeInclusive` of integers.
 ///
-/// Its length must fit in `usize`: `(0..=u64::MAX)` has 2^64 items and
-/// panics when iterated.
+/// A range with more items than `usize` counts (`0..=u64::MAX` has 2^64)
+/// iterates as rayon's does, in two halves, and has no length:
+/// [`opt_len`](ParallelIterator::opt_len) is `None`, `collect` gathers
+/// pieces, and the indexed methods (`len`, `enumerate`, `zip`, ...) panic
+/// on it, where rayon's inclusive ranges of 32- and 64-bit integers have
+/// none at all.
 ///
 /// ```
 /// use stealpool::prelude::*;
 ///
 /// let r: stealpool::iter::RangeInclusiveIter<u8> = (1..=255u8).into_par_iter();
 /// assert_eq!(r.map(u32::from).sum::<u32>(), 32_640);
+/// let all = (0..=u64::MAX).into_par_iter();
+/// assert_eq!(all.opt_len(), None);
+/// assert_eq!((0..=u64::MAX).into_par_iter().find_first(|&x| x > 5), Some(6));
 /// ```
 #[derive(Clone, Debug)]
 pub struct InclusiveIter<T> {
@@ -98,22 +105,33 @@ macro_rules! indexed_range {
             type Item = $t;
 
             fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
-                bridge(self, consumer)
+                if self.opt_len().is_some() {
+                    return bridge(self, consumer);
+                }
+                // More items than `usize` counts (`0..=u64::MAX`): two
+                // halves, each short enough, chained.
+                let (start, end) = (*self.range.start(), *self.range.end());
+                let half = (end as $unsigned).wrapping_sub(start as $unsigned) / 2;
+                let last = (start as $unsigned).wrapping_add(half) as $t;
+                // `last < end`: the range has at least two items.
+                let left = InclusiveIter { range: start..=last };
+                let right = InclusiveIter { range: last + 1..=end };
+                left.chain(right).drive_unindexed(consumer)
             }
 
             fn opt_len(&self) -> Option<usize> {
-                Some(self.len())
+                let (start, end) = (*self.range.start(), *self.range.end());
+                if self.range.is_empty() {
+                    return Some(0);
+                }
+                let distance = (end as $unsigned).wrapping_sub(start as $unsigned);
+                usize::try_from(distance).ok()?.checked_add(1)
             }
         }
 
         impl IndexedParallelIterator for InclusiveIter<$t> {
             fn len(&self) -> usize {
-                let (start, end) = (*self.range.start(), *self.range.end());
-                if self.range.is_empty() {
-                    return 0;
-                }
-                let distance = (end as $unsigned).wrapping_sub(start as $unsigned);
-                usize::try_from(distance).ok().and_then(|d| d.checked_add(1)).expect("range too long for usize")
+                self.opt_len().expect("range too long for usize")
             }
 
             fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
@@ -127,6 +145,10 @@ macro_rules! indexed_range {
 
             fn into_iter(self) -> RangeInclusive<$t> {
                 self.range
+            }
+
+            fn fold_rev_with<F: Folder<$t>>(self, folder: F) -> F {
+                folder.consume_iter(self.range.rev())
             }
 
             fn split_at(self, index: usize) -> (Self, Self) {
@@ -151,6 +173,10 @@ macro_rules! indexed_range {
 
             fn into_iter(self) -> Range<$t> {
                 self.range
+            }
+
+            fn fold_rev_with<F: Folder<$t>>(self, folder: F) -> F {
+                folder.consume_iter(self.range.rev())
             }
 
             fn split_at(self, index: usize) -> (Self, Self) {

@@ -190,3 +190,32 @@ macro_rules! arithmetic_consumer {
 
 arithmetic_consumer!(SumConsumer, SumFolder, Sum, sum, "sum");
 arithmetic_consumer!(ProductConsumer, ProductFolder, Product, product, "product");
+
+/// [`reduce_with`](ParallelIterator::reduce_with): each piece folds into
+/// an `Option`, and the pieces' options are joined by `op`.
+pub(super) fn reduce_with<I, OP>(par_iter: I, op: OP) -> Option<I::Item>
+where
+    I: ParallelIterator,
+    OP: Fn(I::Item, I::Item) -> I::Item + Sync + Send,
+{
+    let join = |a: Option<I::Item>, b: Option<I::Item>| match (a, b) {
+        (Some(a), Some(b)) => Some(op(a, b)),
+        (a, b) => a.or(b),
+    };
+    par_iter
+        .fold(|| None, |acc, item| join(acc, Some(item)))
+        .reduce(|| None, join)
+}
+
+/// `min_by_key` and `max_by_key`: the item whose key wins, where the right
+/// one of two wins when `right_wins(left_key, right_key)`.
+pub(super) fn by_key<I, K, F>(par_iter: I, f: F, right_wins: fn(&K, &K) -> bool) -> Option<I::Item>
+where
+    I: ParallelIterator,
+    K: Ord + Send,
+    F: Sync + Send + Fn(&I::Item) -> K,
+{
+    let keyed = par_iter.map(|item| (f(&item), item));
+    let winner = keyed.reduce_with(|a, b| if right_wins(&a.0, &b.0) { b } else { a });
+    winner.map(|(_, item)| item)
+}

@@ -1,7 +1,7 @@
 //! Slices as parallel iterators: `par_iter`, `par_iter_mut`, `par_chunks`,
 //! `par_chunks_mut`, `par_windows`, and the parallel sorts.
 
-use super::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
+use super::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::par::on_pool::CurrentPool;
 use std::cmp::Ordering;
@@ -169,21 +169,28 @@ pub trait ParallelSliceMut<T: Send> {
     }
 
     /// Sorts in parallel, not necessarily keeping equal elements in order
-    /// (a quicksort; see [`ThreadPool::sort_unstable`](crate::ThreadPool::sort_unstable),
-    /// which is also why `T: Sync` here).
+    /// (a quicksort that does not allocate). As rayon's, it asks only
+    /// `T: Send`, so every partition runs on one thread;
+    /// [`ThreadPool::sort_unstable`](crate::ThreadPool::sort_unstable)
+    /// asks `T: Sync` too and partitions long slices in parallel.
     ///
     /// ```
+    /// use std::cell::Cell;
     /// use stealpool::prelude::*;
     ///
     /// let mut v = vec![3, 1, 2];
     /// v.par_sort_unstable();
     /// assert_eq!(v, [1, 2, 3]);
+    /// // `Cell`s are `Send` but not `Sync`.
+    /// let mut cells: Vec<Cell<u8>> = [2, 0, 1].map(Cell::new).to_vec();
+    /// cells.par_sort_unstable_by_key(Cell::get);
+    /// assert_eq!(cells.iter().map(Cell::get).collect::<Vec<_>>(), [0, 1, 2]);
     /// ```
     fn par_sort_unstable(&mut self)
     where
-        T: Ord + Sync,
+        T: Ord,
     {
-        crate::par::sort_unstable_by(&CurrentPool, self.as_parallel_slice_mut(), T::cmp);
+        crate::par::sort_unstable_by_send(&CurrentPool, self.as_parallel_slice_mut(), T::cmp);
     }
 
     /// [`par_sort_unstable`](ParallelSliceMut::par_sort_unstable) by a
@@ -198,10 +205,9 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     fn par_sort_unstable_by<F>(&mut self, compare: F)
     where
-        T: Sync,
         F: Fn(&T, &T) -> Ordering + Sync,
     {
-        crate::par::sort_unstable_by(&CurrentPool, self.as_parallel_slice_mut(), compare);
+        crate::par::sort_unstable_by_send(&CurrentPool, self.as_parallel_slice_mut(), compare);
     }
 
     /// [`par_sort_unstable`](ParallelSliceMut::par_sort_unstable) by a key.
@@ -215,12 +221,11 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
     where
-        T: Sync,
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
         let compare = |a: &T, b: &T| f(a).cmp(&f(b));
-        crate::par::sort_unstable_by(&CurrentPool, self.as_parallel_slice_mut(), compare);
+        crate::par::sort_unstable_by_send(&CurrentPool, self.as_parallel_slice_mut(), compare);
     }
 }
 
@@ -288,6 +293,10 @@ impl<'a, T: Sync> Producer for Iter<'a, T> {
         self.slice.iter()
     }
 
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
+    }
+
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.slice.split_at(index);
         (Iter { slice: left }, Iter { slice: right })
@@ -317,6 +326,10 @@ impl<'a, T: Send> Producer for IterMut<'a, T> {
 
     fn into_iter(self) -> Self::IntoIter {
         self.slice.iter_mut()
+    }
+
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
     }
 
     fn split_at(self, index: usize) -> (Self, Self) {
@@ -353,6 +366,10 @@ impl<'a, T: Sync> Producer for Chunks<'a, T> {
 
     fn into_iter(self) -> Self::IntoIter {
         self.slice.chunks(self.chunk_size)
+    }
+
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
     }
 
     fn split_at(self, index: usize) -> (Self, Self) {
@@ -396,6 +413,10 @@ impl<'a, T: Send> Producer for ChunksMut<'a, T> {
 
     fn into_iter(self) -> Self::IntoIter {
         self.slice.chunks_mut(self.chunk_size)
+    }
+
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
     }
 
     fn split_at(self, index: usize) -> (Self, Self) {
@@ -443,6 +464,10 @@ impl<'a, T: Sync> Producer for Windows<'a, T> {
 
     fn into_iter(self) -> Self::IntoIter {
         self.slice.windows(self.window_size)
+    }
+
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
     }
 
     fn split_at(self, index: usize) -> (Self, Self) {

@@ -1,7 +1,7 @@
 //! `Vec<T>` as a parallel iterator by value: `vec.into_par_iter()` moves
 //! the elements out, each piece dropping whatever it did not hand on.
 
-use super::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
+use super::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::{mem, ptr, slice};
 
@@ -79,6 +79,10 @@ impl<'a, T: Send> Producer for DrainProducer<'a, T> {
         }
     }
 
+    fn fold_rev_with<F: Folder<T>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
+    }
+
     fn split_at(mut self, index: usize) -> (Self, Self) {
         // Each half owns its part; `self` drops an empty slice (I1).
         let slice = mem::take(&mut self.slice);
@@ -112,6 +116,13 @@ impl<T> Iterator for SliceDrain<'_, T> {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.iter.size_hint()
+    }
+}
+
+impl<T> DoubleEndedIterator for SliceDrain<'_, T> {
+    fn next_back(&mut self) -> Option<T> {
+        // SAFETY (I1): as in `next`; the element leaves `iter` at its back.
+        self.iter.next_back().map(|element| unsafe { ptr::read(element) })
     }
 }
 

@@ -33,7 +33,7 @@ mod sort;
 pub(crate) mod splitter;
 
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub(crate) use sort::{sort_by, sort_unstable_by};
+pub(crate) use sort::{sort_by, sort_unstable_by_send};
 
 // For the intra-doc links above.
 #[cfg(doc)]

@@ -32,10 +32,68 @@ pub(super) struct QuickSort<'a, P, C> {
     pub(super) parallel_partition_above: usize,
 }
 
+/// How a quicksort partitions a long slice: [`Parallel`] for elements that
+/// are `Sync` (two workers compare against one pivot), [`Sequential`]
+/// otherwise.
+pub(super) trait Partition<T>: Sized {
+    /// Moves the elements less than `pivot` (or not greater, if
+    /// `not_greater`) to the front of `v` and returns how many there are.
+    fn partition_top<P, C>(sort: &QuickSort<'_, P, C>, v: &mut [T], pivot: &T, not_greater: bool) -> usize
+    where
+        P: OnPool,
+        C: Fn(&T, &T) -> Ordering + Sync;
+}
+
+/// Partitions slices longer than `parallel_partition_above` in parallel
+/// (see [`PARALLEL_PARTITION`]); needs `T: Sync`.
+pub(super) struct Parallel;
+
+/// Partitions on one thread, always: needs only `T: Send`, as rayon's
+/// `par_sort_unstable` does.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub(super) struct Sequential;
+
+impl<T: Send + Sync> Partition<T> for Parallel {
+    fn partition_top<P, C>(sort: &QuickSort<'_, P, C>, v: &mut [T], pivot: &T, not_greater: bool) -> usize
+    where
+        P: OnPool,
+        C: Fn(&T, &T) -> Ordering + Sync,
+    {
+        let compare = sort.compare;
+        let long = v.len() > sort.parallel_partition_above;
+        match (not_greater, long) {
+            (true, true) => sort.partition(v, &|x| compare(pivot, x) != Ordering::Less),
+            (true, false) => partition_sequential(v, &|x| compare(pivot, x) != Ordering::Less),
+            (false, true) => sort.partition(v, &|x| compare(x, pivot) == Ordering::Less),
+            (false, false) => partition_sequential(v, &|x| compare(x, pivot) == Ordering::Less),
+        }
+    }
+}
+
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+impl<T: Send> Partition<T> for Sequential {
+    fn partition_top<P, C>(sort: &QuickSort<'_, P, C>, v: &mut [T], pivot: &T, not_greater: bool) -> usize
+    where
+        P: OnPool,
+        C: Fn(&T, &T) -> Ordering + Sync,
+    {
+        let compare = sort.compare;
+        if not_greater {
+            partition_sequential(v, &|x| compare(pivot, x) != Ordering::Less)
+        } else {
+            partition_sequential(v, &|x| compare(x, pivot) == Ordering::Less)
+        }
+    }
+}
+
 impl<P: OnPool, C: Sync> QuickSort<'_, P, C> {
     /// Sorts `v`, all of whose elements are `>= pred` when there is a `pred`
-    /// (the pivot of an enclosing partition, just left of `v`).
-    pub(super) fn sort<T: Send + Sync>(&self, v: &mut [T], pred: Option<&T>, depth_limit: u32)
+    /// (the pivot of an enclosing partition, just left of `v`), partitioning
+    /// long slices as `M` does.
+    ///
+    /// `pred` is a `&mut`, the only reference to that pivot: it moves to
+    /// the worker that sorts `v`, which needs `T: Send` and not `Sync`.
+    pub(super) fn sort<M: Partition<T>, T: Send>(&self, v: &mut [T], pred: Option<&mut T>, depth_limit: u32)
     where
         C: Fn(&T, &T) -> Ordering + Sync,
     {
@@ -43,38 +101,30 @@ impl<P: OnPool, C: Sync> QuickSort<'_, P, C> {
             v.sort_unstable_by(self.compare);
             return;
         }
-        let is_less = &|a: &T, b: &T| (self.compare)(a, b) == Ordering::Less;
         choose_pivot(v, self.compare);
         let (pivot, rest) = v.split_at_mut(1);
-        let pivot = &pivot[0];
-        if pred.is_some_and(|pred| !is_less(pred, pivot)) {
+        let pivot = &mut pivot[0];
+        if pred
+            .as_deref()
+            .is_some_and(|pred| (self.compare)(pred, pivot) != Ordering::Less)
+        {
             // The pivot equals `pred`, the smallest possible value here: many
             // duplicates. Put every element equal to it first; they are
             // sorted already, and only the greater rest needs work. Without
             // this, an input of equal elements would recurse once per element.
-            let equal = self.partition_top(rest, &|x| !is_less(pivot, x));
-            return self.sort(&mut rest[equal..], Some(pivot), depth_limit - 1);
+            let equal = M::partition_top(self, rest, pivot, true);
+            return self.sort::<M, T>(&mut rest[equal..], Some(pivot), depth_limit - 1);
         }
-        let less = self.partition_top(rest, &|x| is_less(x, pivot));
+        let less = M::partition_top(self, rest, pivot, false);
         // Move the pivot between the two parts: `v[..less]` < pivot.
         v.swap(0, less);
         let (left, right) = v.split_at_mut(less);
         let (pivot, right) = right.split_at_mut(1);
-        let pivot = &pivot[0];
+        let pivot = &mut pivot[0];
         self.pool.join(
-            || self.sort(left, pred, depth_limit - 1),
-            || self.sort(right, Some(pivot), depth_limit - 1),
+            || self.sort::<M, T>(left, pred, depth_limit - 1),
+            || self.sort::<M, T>(right, Some(pivot), depth_limit - 1),
         );
-    }
-
-    /// Partitions a slice the quicksort is about to split: in parallel if it
-    /// is long enough (see [`PARALLEL_PARTITION`]).
-    fn partition_top<T: Send + Sync>(&self, v: &mut [T], goes_left: &(impl Fn(&T) -> bool + Sync)) -> usize {
-        if v.len() > self.parallel_partition_above {
-            self.partition(v, goes_left)
-        } else {
-            partition_sequential(v, goes_left)
-        }
     }
 
     /// Moves the elements satisfying `goes_left` to the front of `v` and

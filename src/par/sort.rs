@@ -5,7 +5,9 @@
 use super::guards::SendPtr;
 use super::merge_sort::MergeSort;
 use super::on_pool::OnPool;
-use super::quicksort::QuickSort;
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+use super::quicksort::Sequential;
+use super::quicksort::{Parallel, Partition, QuickSort};
 use crate::ThreadPool;
 use std::cmp::Ordering;
 use std::mem::{self, MaybeUninit};
@@ -105,11 +107,35 @@ impl ThreadPool {
     }
 }
 
-/// [`ThreadPool::sort_unstable_by`] on any [`OnPool`].
+/// [`ThreadPool::sort_unstable_by`] on any [`OnPool`]: long slices are
+/// partitioned in parallel.
 pub(crate) fn sort_unstable_by<P, T, F>(pool: &P, v: &mut [T], compare: F)
 where
     P: OnPool,
     T: Send + Sync,
+    F: Fn(&T, &T) -> Ordering + Sync,
+{
+    quicksort::<Parallel, P, T, F>(pool, v, compare);
+}
+
+/// The quicksort of `par_sort_unstable_by`, for elements that are `Send`
+/// but maybe not `Sync`: every partition runs on one thread, as rayon's do.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub(crate) fn sort_unstable_by_send<P, T, F>(pool: &P, v: &mut [T], compare: F)
+where
+    P: OnPool,
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync,
+{
+    quicksort::<Sequential, P, T, F>(pool, v, compare);
+}
+
+/// The quicksort, partitioning long slices as `M` does.
+fn quicksort<M, P, T, F>(pool: &P, v: &mut [T], compare: F)
+where
+    M: Partition<T>,
+    P: OnPool,
+    T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     if v.len() <= SEQUENTIAL_SORT {
@@ -132,7 +158,7 @@ where
             grain,
             parallel_partition_above,
         };
-        sort.sort(v, None, depth_limit);
+        sort.sort::<M, T>(v, None, depth_limit);
     });
 }
 

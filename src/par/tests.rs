@@ -184,6 +184,26 @@ fn sort_unstable_matches_std() {
 }
 
 #[test]
+fn sort_unstable_of_send_elements_matches_std() {
+    // The quicksort behind `par_sort_unstable`, whose partitions run on
+    // one thread each: `Cell`s are `Send` but not `Sync`. (One worker
+    // sorts with std's sort.)
+    for threads in [2] {
+        let pool = ThreadPool::new(threads);
+        for (name, input) in inputs() {
+            let mut expected = input.clone();
+            expected.sort_unstable();
+            let mut v: Vec<std::cell::Cell<u64>> = input.into_iter().map(std::cell::Cell::new).collect();
+            super::sort_unstable_by_send(&pool, &mut v, |a, b| a.get().cmp(&b.get()));
+            assert!(
+                v.iter().map(std::cell::Cell::get).eq(expected),
+                "{name}, {threads} threads"
+            );
+        }
+    }
+}
+
+#[test]
 fn sort_matches_std_and_is_stable() {
     for threads in [1, 2, 4] {
         let pool = ThreadPool::new(threads);

@@ -56,6 +56,11 @@ mod imp {
             libc::sched_setaffinity(0, mem::size_of::<libc::cpu_set_t>(), &set);
         }
     }
+
+    pub(crate) fn current_cpu() -> Option<usize> {
+        // SAFETY: `sched_getcpu` takes nothing and only returns a number.
+        usize::try_from(unsafe { libc::sched_getcpu() }).ok()
+    }
 }
 
 #[cfg(all(
@@ -72,6 +77,10 @@ mod imp {
     }
 
     pub(crate) fn unpin_current_thread() {}
+
+    pub(crate) fn current_cpu() -> Option<usize> {
+        None
+    }
 }
 
 #[cfg(any(miri, feature = "loom", feature = "shuttle"))]
@@ -85,6 +94,10 @@ mod imp {
     }
 
     pub(crate) fn unpin_current_thread() {}
+
+    pub(crate) fn current_cpu() -> Option<usize> {
+        None
+    }
 }
 
 /// Pins the calling thread to `cpu`; `false` if the system refused (a CPU
@@ -108,4 +121,38 @@ pub(crate) fn allowed_cpus() -> Option<Vec<usize>> {
 /// leaves the thread as it was.
 pub(crate) fn unpin_current_thread() {
     imp::unpin_current_thread()
+}
+
+/// The CPU the calling thread runs on now, where the system says cheaply
+/// (`sched_getcpu` on Linux); `None` elsewhere and under the model checkers
+/// and Miri.
+pub(crate) fn current_cpu() -> Option<usize> {
+    imp::current_cpu()
+}
+
+crate::sync::thread_local! {
+    // Not `const`: loom's `thread_local!` takes only the plain form.
+    #[allow(clippy::missing_const_for_thread_local)]
+    static SUBMITTER_CPU: std::cell::Cell<usize> = std::cell::Cell::new(usize::MAX);
+}
+
+/// The CPU that stands for the calling thread when it submits to a pool
+/// from outside (Q10 in `proofs/injector.md`): the one it ran on at its
+/// first call, remembered, so that every submission of one thread goes to
+/// the same node's injector whatever CPU it migrates to later (Q5 holds per
+/// injector). Where the CPU is unknown, a number drawn from the thread's id,
+/// as fixed.
+pub(crate) fn submitter_cpu() -> usize {
+    SUBMITTER_CPU.with(|cpu| {
+        if cpu.get() == usize::MAX {
+            let chosen = current_cpu().unwrap_or_else(|| {
+                use std::hash::{Hash, Hasher};
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                crate::sync::thread::current().id().hash(&mut hasher);
+                hasher.finish() as usize >> 1
+            });
+            cpu.set(chosen);
+        }
+        cpu.get()
+    })
 }

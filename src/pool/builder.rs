@@ -1,6 +1,7 @@
 //! Configuring and starting a pool.
 
 use super::blocking::{Slot, Spares};
+use super::injector::Injector;
 use super::registry::{PanicHandler, Registry, NO_PENDING_LIMIT};
 use super::sleep::MAX_WORKERS;
 use super::topology::{self, Placement, Topology};
@@ -354,6 +355,8 @@ impl Builder {
         );
         let topology = self.topology.take().unwrap_or_else(topology::discovered);
         registry.placement = Placement::new(&topology, num_threads, self.pin_workers);
+        // Q10: an injector per node holding a worker.
+        registry.injector = Injector::with_nodes(registry.placement.nodes());
         registry.max_pending_joins = self.max_pending_joins.unwrap_or(NO_PENDING_LIMIT);
         let registry = Arc::new(registry);
         // Dropped on every way out but success, this pool stops and joins the

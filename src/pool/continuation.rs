@@ -486,6 +486,11 @@ pub(crate) fn when_all<R: Send + 'static>(
         .map(|arrival| PendingJob::continuation(&job, arrival))
         .collect();
     drop(job);
+    // `--cfg stealpool_bug="when_all_reversed"` pairs the inputs with the
+    // cells in reverse, so the values come out in reverse input order
+    // (`model/lin_pool.rs` catches it).
+    #[cfg(stealpool_bug = "when_all_reversed")]
+    let continuations: Vec<_> = continuations.into_iter().rev().collect();
     for (handle, continuation) in handles.into_iter().zip(continuations) {
         handle.attach(continuation);
     }

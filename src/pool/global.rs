@@ -10,8 +10,9 @@
 use super::builder::{BuildError, Builder};
 use super::join as fork;
 use super::scope::scope_on_worker;
+use super::thread_pool::extend_worker;
 use super::worker::WorkerThread;
-use super::{extend_worker, Priority, Scope, ThreadPool};
+use super::{Priority, Scope, ThreadPool};
 use std::ffi::OsString;
 use std::sync::OnceLock;
 

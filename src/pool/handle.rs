@@ -523,6 +523,14 @@ impl<R: Send> JoinHandle<R> {
     /// assert!(handle.is_finished());
     /// ```
     pub fn is_finished(&self) -> bool {
+        // `--cfg stealpool_bug="finished_early"` answers from the claim
+        // (H3): `true` once a thread has started the task, before its
+        // result is there (`model/lin_pool.rs` catches it).
+        #[cfg(stealpool_bug = "finished_early")]
+        // SAFETY: the handle's reference keeps the job, and its claim.
+        if unsafe { self.claim.as_ref() }.runner() != 0 {
+            return true;
+        }
         !matches!(self.packet().lock().result, Slot::Pending)
     }
 }

@@ -1,7 +1,9 @@
 //! Task priorities: the levels, their queues, and the no-starvation rule.
 //!
 //! `Normal` keeps the pool's own queues (each worker's deque, the
-//! injector), so `spawn` and `submit` cost what they always did. Each other
+//! injector), so `spawn` and `submit` cost what they always did; once a
+//! level was used, the searches take `Normal`'s jobs from outside through
+//! a stage of its own, as the other levels' (V8). Each other
 //! level has queues of its own, the same verified structures: a lock-free
 //! injector for submissions from outside the pool, drained into one stage
 //! under a lock that every worker takes the oldest job from, and, per
@@ -15,6 +17,7 @@ use super::ordering::RELAXED;
 use crate::deque::{Stealer, Worker};
 use crate::sync::{AtomicUsize, Mutex};
 use crossbeam_utils::CachePadded;
+use std::cell::Cell;
 
 /// How urgently a task started with
 /// [`ThreadPool::spawn_with_priority`](crate::ThreadPool::spawn_with_priority)
@@ -48,27 +51,37 @@ use crossbeam_utils::CachePadded;
 ///   distance. The argument and the exact bound are in
 ///   `proofs/priority.md` (V5).
 /// * **First in, first out per submitter, at every level.** At `Low`,
-///   `High` and `Critical`, on any number of workers: of two tasks of one
-///   level queued by one thread (from outside the pool, or by a task on a
-///   worker), the earlier one is taken to run no later than the later one.
-///   Each submitter's tasks of a level wait in one queue (the level's
-///   shared queue for tasks from outside; the worker's own queue of the
-///   level for tasks queued by a task on it), and every take from it, by
-///   its owner, by another worker, or by a level's turn under the rule
-///   above, takes its oldest task; another worker takes one task at a
-///   time and runs it. So on one worker the tasks start in the order they
-///   were queued, and on several, when a task starts, every task queued
-///   before it by its submitter at its level has started or is in the
-///   hands of another worker between its take and its start: at most one
-///   such task per other worker. (How long it stays there is up to the
-///   OS: a worker descheduled at that moment lets later tasks start
-///   first.) This is start order, not completion order: tasks taken by
-///   different workers run side by side. `Normal` keeps the pool's own
-///   order, unchanged: FIFO for one outside submitter on one worker, a
-///   worker's own `spawn`s newest first (as rayon's `spawn`), thieves
-///   from the other end, so on several workers a later `Normal` task may
-///   start well before an earlier one. The argument is V7 and V8 in
-///   `proofs/priority.md`.
+///   `High` and `Critical`, on any number of workers, and at `Normal` for
+///   tasks queued from outside the pool once the pool has queued a task
+///   at another level: of two tasks of one level queued by one thread
+///   (from outside the pool, or by a task on a worker), the earlier one
+///   is taken to run no later than the later one. Each submitter's tasks
+///   of a level wait in one queue (the level's shared queue for tasks
+///   from outside; the worker's own queue of the level for tasks queued
+///   by a task on it), and every take from it, by its owner, by another
+///   worker, or by a level's turn under the rule above, takes its oldest
+///   task; another worker takes one task at a time and runs it. So on
+///   one worker the tasks start in the order they were queued, and on
+///   several, when a task starts, every task queued before it by its
+///   submitter at its level has started or is in the hands of another
+///   worker between its take and its start: at most one such task per
+///   other worker. (How long it stays there is up to the OS: a worker
+///   descheduled at that moment lets later tasks start first.) This is
+///   start order, not completion order: tasks taken by different workers
+///   run side by side. A worker serves its own tasks of a level and those
+///   queued from outside in rounds: a round takes from one of the two as
+///   many tasks as it held when the round began, then the other's round
+///   begins, so neither waits for more than one round of the other, and
+///   tasks queued together from one source run together. `Normal` tasks
+///   queued by a task on a worker keep the pool's order: a worker's own
+///   `spawn`s newest first (as rayon's `spawn`), thieves taking the
+///   oldest in halves. In a pool that never queued a task at another
+///   level, `Normal` keeps the plain pool's order throughout: FIFO for one
+///   outside submitter on one worker, and on several a thief takes the
+///   newest of a batch another worker took from outside, so a later task
+///   may start well before an earlier one (as may the one batch a worker
+///   takes just before it sees the pool's first task at another level).
+///   The argument is V7 and V8 in `proofs/priority.md`.
 ///
 ///   ```
 ///   use std::sync::{Arc, Mutex};
@@ -85,8 +98,11 @@ use crossbeam_utils::CachePadded;
 ///   assert_eq!(*started.lock().unwrap(), (0..100).collect::<Vec<_>>());
 ///   ```
 /// * **Fork-join is not affected.** `join`, `scope` and the tasks spawned
-///   with plain `spawn` and `submit` stay `Normal` and cost what they cost
-///   in a pool that never saw a priority.
+///   with plain `spawn` and `submit` stay `Normal`; queueing them costs
+///   what it costs in a pool that never saw a priority, and in such a pool
+///   nothing of their paths changes. (Once a level was used, a worker
+///   takes `Normal` tasks queued from outside one at a time from a shared
+///   queue, under a short lock, as at the other levels.)
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
@@ -200,7 +216,7 @@ pub(crate) struct LevelQueues {
 }
 
 /// V8: a level's stage.
-struct Stage {
+pub(crate) struct Stage {
     /// The injector's jobs taken out of it and not yet taken to run,
     /// oldest first: one queue that every worker takes from, under the
     /// lock, so that no two workers hold runs of one outside submitter's
@@ -212,57 +228,50 @@ struct Stage {
     staged: Stealer<JobRef>,
 }
 
-impl LevelQueues {
-    fn new(stealers: Vec<Stealer<JobRef>>) -> Self {
+/// V8: a job taken from a stage and its injector.
+pub(crate) struct Staged {
+    pub(crate) job: JobRef,
+    /// Whether jobs moved from the injector wait in the stage: the caller
+    /// announces them (S3), as for any batch moved between queues (V2).
+    pub(crate) moved: bool,
+    /// How many jobs the stage held after the take: the size of a round
+    /// that starts with it (`Rounds`).
+    pub(crate) left: usize,
+}
+
+impl Stage {
+    fn new() -> Box<Stage> {
         let jobs = Worker::new();
-        LevelQueues {
-            injector: Injector::new(),
-            stage: Box::new(Stage {
-                staged: jobs.stealer(),
-                jobs: Mutex::new(jobs),
-            }),
-            stealers: stealers.into(),
-        }
+        Box::new(Stage {
+            staged: jobs.stealer(),
+            jobs: Mutex::new(jobs),
+        })
     }
 
-    /// Whether a job of this level is queued anywhere: relaxed snapshots
-    /// (Q4, D12), as in `Registry::has_work`, of the injector, the stage
-    /// (V8) and the first `slots` deques (the slots ever held, W5).
-    pub(crate) fn has_work(&self, slots: usize) -> bool {
-        !self.injector.is_empty()
-            || !self.stage.staged.is_empty()
-            || self.stealers[..slots.min(self.stealers.len())]
-                .iter()
-                .any(|s| !s.is_empty())
+    /// Whether the stage may hold a job: a relaxed look (D12).
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.staged.is_empty()
     }
 
-    /// Whether the jobs queued from outside (the stage, then the injector)
-    /// may hold one: relaxed looks (D12, Q4), so that a search of an idle
-    /// level takes no lock.
-    pub(crate) fn has_outside_work(&self) -> bool {
-        !self.stage.staged.is_empty() || !self.injector.is_empty()
-    }
-
-    /// V8: the oldest job queued from outside the pool at this level, and
-    /// whether jobs it moved from the injector wait in the stage (the
-    /// caller then announces them, S3, as for any batch moved between
-    /// queues, V2). Under the stage's lock: the stage's oldest job if it
-    /// holds one, after the injector's jobs were moved behind its own
+    /// V8: the oldest job queued from outside the pool through `injector`
+    /// and this stage. Under the stage's lock: the stage's oldest job if
+    /// it holds one, after the injector's jobs were moved behind its own
     /// (Q7, oldest first); if it is empty, the injector's oldest, the rest
     /// of its jobs left in the stage in the order queued. The stage holds
     /// jobs taken from the injector earlier, so older than every job
     /// still in it (Q5): stage and injector are one queue per submitter,
     /// and every take takes its oldest job.
-    pub(crate) fn take_outside(&self) -> Option<(JobRef, bool)> {
-        if !self.has_outside_work() {
+    fn take(&self, injector: &Injector) -> Option<Staged> {
+        if self.is_empty() && injector.is_empty() {
             return None;
         }
-        let stage = self.stage.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        let stage = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
         let (job, moved) = if stage.is_empty() {
-            let job = self.injector.pop_batch_in_order(&stage)?;
+            let job = injector.pop_batch_in_order(&stage)?;
             (job, !stage.is_empty())
         } else {
-            let moved = self.injector.append_in_order(&stage);
+            let moved = injector.append_in_order(&stage);
             let job = if cfg!(stealpool_bug = "stage_newest_first") {
                 // The stage's newest job: the mistake V8 rules out.
                 stage.pop()
@@ -272,26 +281,133 @@ impl LevelQueues {
             };
             (job?, moved)
         };
-        Some((job, moved))
+        Some(Staged {
+            job,
+            moved,
+            left: stage.len(),
+        })
+    }
+}
+
+impl LevelQueues {
+    fn new(stealers: Vec<Stealer<JobRef>>) -> Self {
+        LevelQueues {
+            injector: Injector::new(),
+            stage: Stage::new(),
+            stealers: stealers.into(),
+        }
+    }
+
+    /// Whether a job of this level is queued anywhere: relaxed snapshots
+    /// (Q4, D12), as in `Registry::has_work`, of the injector, the stage
+    /// (V8) and the first `slots` deques (the slots ever held, W5).
+    pub(crate) fn has_work(&self, slots: usize) -> bool {
+        self.has_outside_work()
+            || self.stealers[..slots.min(self.stealers.len())]
+                .iter()
+                .any(|s| !s.is_empty())
+    }
+
+    /// Whether the jobs queued from outside (the stage, then the injector)
+    /// may hold one: relaxed looks (D12, Q4), so that a search of an idle
+    /// level takes no lock.
+    pub(crate) fn has_outside_work(&self) -> bool {
+        !self.stage.is_empty() || !self.injector.is_empty()
+    }
+
+    /// V8: the oldest job queued from outside the pool at this level
+    /// (`Stage::take`).
+    pub(crate) fn take_outside(&self) -> Option<Staged> {
+        self.stage.take(&self.injector)
+    }
+}
+
+/// V8: which of its two sources of jobs at a level a worker serves, its
+/// own deque of the level or the jobs queued from outside.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Source {
+    Own,
+    Outside,
+}
+
+impl Source {
+    #[inline]
+    pub(crate) fn other(self) -> Source {
+        match self {
+            Source::Own => Source::Outside,
+            Source::Outside => Source::Own,
+        }
+    }
+}
+
+/// V8: a worker's rounds at each level other than `Normal`. A round
+/// serves one source (its own deque of the level, or the jobs queued from
+/// outside) for as many takes as that source held jobs when the round
+/// began; then, or as soon as the source is empty, the other source's
+/// round begins. So each source's jobs queued before its round began are
+/// taken in that round, and a job waits for at most one round of the
+/// other source: neither source holds the other back, and a burst from
+/// one source runs together. Private to the worker: plain `Cell`s.
+#[derive(Default)]
+pub(crate) struct Rounds([Cell<u32>; SLOTS]);
+
+/// `Rounds`' bit for a round of the jobs from outside; the bits below it
+/// count the takes left in the round.
+const OUTSIDE: u32 = 1 << 31;
+
+impl Rounds {
+    /// The source of the current round at `slot`, and how many more takes
+    /// it has.
+    #[inline]
+    pub(crate) fn get(&self, slot: usize) -> (Source, u32) {
+        let word = self.0[slot].get();
+        let source = if word & OUTSIDE != 0 {
+            Source::Outside
+        } else {
+            Source::Own
+        };
+        (source, word & !OUTSIDE)
+    }
+
+    /// Sets the round at `slot`: `source`, with `left` more takes.
+    #[inline]
+    pub(crate) fn set(&self, slot: usize, source: Source, left: usize) {
+        let left = (left as u32).min(OUTSIDE - 1);
+        let bit = if source == Source::Outside { OUTSIDE } else { 0 };
+        self.0[slot].set(bit | left);
     }
 }
 
 /// The queues of every level other than `Normal`, and which levels were
 /// ever used.
 pub(crate) struct PriorityQueues {
+    /// V1: the used-levels word, and `Normal`'s stage (V8). Padded: every
+    /// search reads the word, and it would sit beside counters written
+    /// per task; the stage's pointer, read-only too, shares its line, so
+    /// that the registry keeps the layout of a pool without the stage.
+    used: CachePadded<Used>,
+    levels: [LevelQueues; SLOTS],
+}
+
+struct Used {
     /// V1: bit `slot` is set before the first task of that level is
     /// queued, and never cleared. Until a bit is set, searches and the
     /// sleepers' check skip the level's queues; with no bit set every
-    /// search is the plain one. Padded: every search reads it, and it
-    /// would sit beside counters written per task.
-    used: CachePadded<AtomicUsize>,
-    levels: [LevelQueues; SLOTS],
+    /// search is the plain one.
+    bits: AtomicUsize,
+    /// V8: `Normal`'s jobs from outside taken out of the pool's injector
+    /// by a search that saw a level in use, and not yet taken to run.
+    /// Empty in a pool that never used a level.
+    normal: Box<Stage>,
 }
 
 impl PriorityQueues {
     pub(crate) fn new(stealers: [Vec<Stealer<JobRef>>; SLOTS]) -> Self {
         PriorityQueues {
-            used: CachePadded::new(AtomicUsize::new(0)),
+            used: CachePadded::new(Used {
+                bits: AtomicUsize::new(0),
+                normal: Stage::new(),
+            }),
             levels: stealers.map(LevelQueues::new),
         }
     }
@@ -306,7 +422,7 @@ impl PriorityQueues {
     /// task was ever queued at a level of its own).
     #[inline]
     pub(crate) fn in_use(&self) -> Levels {
-        Levels(self.used.load(RELAXED))
+        Levels(self.used.bits.load(RELAXED))
     }
 
     /// V1: relaxed, before the push that it announces. A load first: the
@@ -315,8 +431,8 @@ impl PriorityQueues {
     #[inline]
     pub(crate) fn mark_used(&self, slot: usize) {
         let bit = 1 << slot;
-        if self.used.load(RELAXED) & bit == 0 {
-            self.used.fetch_or(bit, RELAXED);
+        if self.used.bits.load(RELAXED) & bit == 0 {
+            self.used.bits.fetch_or(bit, RELAXED);
         }
     }
 
@@ -331,7 +447,21 @@ impl PriorityQueues {
         let used = self.in_use();
         !cfg!(stealpool_bug = "levels_unchecked")
             && used.any()
-            && (0..SLOTS).any(|slot| used.has(slot) && self.levels[slot].has_work(slots))
+            && (!self.used.normal.is_empty()
+                || (0..SLOTS).any(|slot| used.has(slot) && self.levels[slot].has_work(slots)))
+    }
+
+    /// V8: whether `Normal`'s stage may hold a job (a relaxed look, D12).
+    #[inline]
+    pub(crate) fn has_normal_staged(&self) -> bool {
+        !self.used.normal.is_empty()
+    }
+
+    /// V8: the oldest `Normal` job queued from outside the pool, through
+    /// the pool's `injector` and `Normal`'s stage (`Stage::take`), for a
+    /// search that saw a level in use.
+    pub(crate) fn take_normal_outside(&self, injector: &Injector) -> Option<Staged> {
+        self.used.normal.take(injector)
     }
 }
 

@@ -1,6 +1,7 @@
 //! The state a pool's workers share: deques' stealers, the injector, the
 //! sleep protocol, task accounting for `wait_all`, statistics.
 
+use super::affinity;
 use super::blocking::Spares;
 use super::injector::Injector;
 use super::job::{drop_payload, HeapJob, JobRef};
@@ -37,6 +38,7 @@ pub(crate) struct Registry {
     /// halves: taken from only by a worker that found no other work and
     /// asked in vain (F4), each steal paying a heavy barrier (D16).
     pub(crate) join_stealers: Box<[Stealer<JobRef>]>,
+    /// One injector per node holding a worker (Q10).
     pub(crate) injector: Injector,
     /// The queues of the levels other than `Normal` (V2).
     pub(crate) priority: PriorityQueues,
@@ -91,6 +93,7 @@ impl Registry {
         Registry {
             stealers: stealers.into(),
             join_stealers: join_stealers.into(),
+            // One node until the builder places the workers (Q10).
             injector: Injector::new(),
             priority: PriorityQueues::new(level_stealers),
             sleep: Sleep::new(slots, workers),
@@ -196,10 +199,28 @@ impl Registry {
         match self.current_worker() {
             Some(worker) => worker.push(job),
             None => {
-                self.injector.push(job);
+                self.injector.push_to(|| self.submitter_node(), job);
                 self.sleep.new_work();
             }
         }
+    }
+
+    /// Q10: the node whose injector the current thread submits to: a
+    /// worker's (or a spare's home worker's) own; for a thread outside the
+    /// pool, the node of the CPU it first submitted from.
+    fn submitter_node(&self) -> usize {
+        match self.current_worker() {
+            Some(worker) => self.placement.node(self.home(worker.index())),
+            None => self.placement.cpu_node(affinity::submitter_cpu()),
+        }
+    }
+
+    /// Q10: a batch from the injectors for the thread of slot `slot`, its
+    /// node's first (see `Injector::pop_batch`).
+    #[inline]
+    pub(crate) fn pop_injected(&self, slot: usize, dest: &crate::deque::Worker<JobRef>) -> Option<JobRef> {
+        self.injector
+            .pop_batch(|| self.placement.node(self.home(slot)), dest)
     }
 
     /// Makes a task's job runnable at `priority` (V2): `Normal` as `push`
@@ -232,7 +253,7 @@ impl Registry {
         if priority.slot().is_some() {
             return self.push_task(priority, job);
         }
-        self.injector.push(job);
+        self.injector.push_to(|| self.submitter_node(), job);
         self.sleep.new_work();
     }
 
@@ -308,6 +329,12 @@ impl Registry {
     /// P4: whether every task that `wait_all` waits for has finished: all of
     /// them from outside the pool, all but the exempt ones from a worker.
     fn all_done(&self, from_worker: bool) -> bool {
+        // `--cfg stealpool_bug="wait_all_queues_only"`: a caller outside
+        // the pool waits only until no job is queued, not until every task
+        // has finished (`model/lin_pool.rs` catches it).
+        if cfg!(stealpool_bug = "wait_all_queues_only") && !from_worker {
+            return !self.has_work();
+        }
         // Acquire pairs with P1's release: the finished tasks' effects are
         // visible once this is true. One load: both counts at one instant.
         let tasks = self.tasks.load(PENDING_LOAD);

@@ -115,6 +115,11 @@ where
         let map_op = self.map_op;
         self.base.fold_with(MapFolder { base: folder, map_op }).base
     }
+
+    fn fold_rev_with<G: Folder<R>>(self, folder: G) -> G {
+        let map_op = self.map_op;
+        self.base.fold_rev_with(MapFolder { base: folder, map_op }).base
+    }
 }
 
 /// [`Map`]'s consumer.

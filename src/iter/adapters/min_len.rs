@@ -92,4 +92,8 @@ impl<P: Producer> Producer for MinLenProducer<P> {
     fn fold_with<F: crate::iter::plumbing::Folder<P::Item>>(self, folder: F) -> F {
         self.base.fold_with(folder)
     }
+
+    fn fold_rev_with<F: crate::iter::plumbing::Folder<P::Item>>(self, folder: F) -> F {
+        self.base.fold_rev_with(folder)
+    }
 }

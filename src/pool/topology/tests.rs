@@ -379,3 +379,27 @@ fn every_victim_comes_first_about_equally_often() {
         assert_eq!(first[0].values().sum::<usize>(), ROUNDS);
     }
 }
+
+/// Q10: one injector per node holding a worker, numbered in the layout's
+/// order; a CPU of a node without workers, and a CPU outside the layout,
+/// map to a fixed injector among them.
+#[test]
+fn injectors_are_the_nodes_holding_workers() {
+    let layout = Topology::from_caches(vec![vec![vec![4, 5]], vec![vec![0, 1]], vec![vec![2, 3]]]).unwrap();
+    // Three workers: two on node 0 (CPUs 4, 5), one on node 1 (CPU 0).
+    let placement = Placement::new(&layout, 3, false);
+    assert_eq!(placement.nodes(), 2);
+    assert_eq!((0..3).map(|w| placement.node(w)).collect::<Vec<_>>(), [0, 0, 1]);
+    assert_eq!([4, 5, 0, 1].map(|cpu| placement.cpu_node(cpu)), [0, 0, 1, 1]);
+    // Node 2 holds no worker: its CPUs go to injector 2 % 2 = 0.
+    assert_eq!([2, 3].map(|cpu| placement.cpu_node(cpu)), [0, 0]);
+    // CPU 7 is outside the layout: 7 % 2.
+    assert_eq!(placement.cpu_node(7), 1);
+    // Every node holds a worker once there are as many workers as CPUs.
+    let full = Placement::new(&layout, 6, false);
+    assert_eq!(full.nodes(), 3);
+    assert_eq!([4, 0, 2].map(|cpu| full.cpu_node(cpu)), [0, 1, 2]);
+    // One node: one injector, every CPU on it.
+    let one = Placement::new(&Topology::single_node(2), 4, false);
+    assert_eq!((one.nodes(), one.cpu_node(1), one.cpu_node(9)), (1, 0, 0));
+}
