@@ -263,7 +263,16 @@ impl Probe {
         self.count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// How many times the path was taken, in this process.
+    /// Raises the probe to `value` if it is larger: a probe that keeps the
+    /// largest of what it was shown (a bound's worst case seen), not a count.
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    pub(crate) fn raise_to(&self, value: usize) {
+        // T1: relaxed; nothing is read through it.
+        self.count.fetch_max(value, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many times the path was taken, in this process (or the largest
+    /// value the probe was raised to).
     #[cfg(any(feature = "loom", feature = "shuttle"))]
     pub fn count(&self) -> usize {
         // T1: relaxed; read after the executions that counted.

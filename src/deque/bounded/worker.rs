@@ -1,0 +1,290 @@
+//! The owner's end of a bounded deque: push and pop at the bottom.
+
+use super::shared::*;
+use super::*;
+
+/// The owner's end of a deque whose steals never retry (see
+/// [`BoundedStealer`]).
+///
+/// Push and pop at the bottom cost what [`Worker`](super::Worker)'s do; a
+/// `pop` that finds one element left takes it through a request like a
+/// thief's, so it too finishes within [`ROUND_BOUND`] rounds.
+///
+/// ```
+/// use stealpool::deque::{BoundedWorker, Steal};
+///
+/// let worker = BoundedWorker::new();
+/// let thief = worker.stealer();
+/// worker.push("a");
+/// worker.push("b");
+/// assert_eq!(thief.steal(), Steal::Success("a"));
+/// assert_eq!(worker.pop(), Some("b"));
+/// assert_eq!(thief.steal(), Steal::Empty);
+/// ```
+pub struct BoundedWorker<T> {
+    pub(super) shared: Arc<Shared<T>>,
+    /// The owner's copy of the buffer pointer.
+    pub(super) buffer: Cell<*mut Buffer>,
+    /// The owner's view of that buffer's slots, replaced with it.
+    pub(super) slots: Cell<OwnerView>,
+    /// `push` writes below this index without loading `top` (G8).
+    pub(super) push_limit: Cell<i64>,
+}
+
+// SAFETY: the unique owner handle; moving it moves the owner role. The
+// `Cell`s keep it `!Sync`.
+unsafe impl<T: Send> Send for BoundedWorker<T> {}
+
+impl<T> Default for BoundedWorker<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> BoundedWorker<T> {
+    /// An empty deque of 32 slots, growing as needed.
+    ///
+    /// ```
+    /// let worker: stealpool::deque::BoundedWorker<u8> = stealpool::deque::BoundedWorker::new();
+    /// assert!(worker.is_empty());
+    /// ```
+    pub fn new() -> Self {
+        Self::with_capacity(32)
+    }
+
+    /// An empty deque with `capacity` slots (rounded up to a power of two,
+    /// at least 2); one of them stays unused (G8).
+    ///
+    /// ```
+    /// let worker = stealpool::deque::BoundedWorker::with_capacity(2);
+    /// for i in 0..10 {
+    ///     worker.push(i);
+    /// }
+    /// assert_eq!(worker.len(), 10);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is above 2^40.
+    pub fn with_capacity(capacity: usize) -> Self {
+        assert!(
+            capacity <= MAX_CAPACITY,
+            "stealpool::deque::BoundedWorker::with_capacity: capacity {capacity} is above 2^40"
+        );
+        let buffer = Buffer::alloc(capacity.max(2).next_power_of_two(), ptr::null_mut());
+        let idle = ptr::without_provenance_mut(IDLE);
+        let shared = Arc::new(Shared {
+            top: CachePadded::new(AtomicU64::new(0)),
+            bottom: CachePadded::new(AtomicI64::new(0)),
+            buffer: CachePadded::new(AtomicPtr::new(buffer)),
+            requests: (0..SLOTS)
+                .map(|_| CachePadded::new(AtomicPtr::new(idle)))
+                .collect(),
+            free: AtomicUsize::new((1 << MAX_STEALERS) - 1),
+            _owns: PhantomData,
+        });
+        BoundedWorker {
+            shared,
+            buffer: Cell::new(buffer),
+            // SAFETY: the buffer lives as long as the deque (R1).
+            slots: Cell::new(unsafe { (*buffer).owner_view() }),
+            push_limit: Cell::new(0),
+        }
+    }
+
+    /// A thief's handle, or `None` if [`MAX_STEALERS`] are alive.
+    ///
+    /// ```
+    /// let worker = stealpool::deque::BoundedWorker::<u8>::new();
+    /// let thieves: Vec<_> = (0..15).map(|_| worker.try_stealer().unwrap()).collect();
+    /// assert!(worker.try_stealer().is_none());
+    /// drop(thieves);
+    /// assert!(worker.try_stealer().is_some());
+    /// ```
+    pub fn try_stealer(&self) -> Option<BoundedStealer<T>> {
+        // G2: relaxed first look; the CAS below acquires.
+        let mut free = self.shared.free.load(OWN_WORD);
+        loop {
+            if free == 0 {
+                return None;
+            }
+            let slot = free.trailing_zeros() as usize;
+            // G2: acquire the previous holder's release of this slot.
+            match self
+                .shared
+                .free
+                .compare_exchange(free, free & !(1 << slot), SLOT_ACQUIRE, CAS_FAILURE)
+            {
+                Ok(_) => {
+                    return Some(BoundedStealer {
+                        shared: self.shared.clone(),
+                        slot,
+                        _not_sync: PhantomData,
+                    })
+                }
+                Err(now) => free = now,
+            }
+        }
+    }
+
+    /// A thief's handle.
+    ///
+    /// ```
+    /// use stealpool::deque::{BoundedWorker, Steal};
+    ///
+    /// let worker = BoundedWorker::new();
+    /// worker.push(1u64);
+    /// assert_eq!(worker.stealer().steal(), Steal::Success(1));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If [`MAX_STEALERS`] handles are alive.
+    pub fn stealer(&self) -> BoundedStealer<T> {
+        self.try_stealer()
+            .expect("stealpool::deque::BoundedWorker::stealer: 15 stealers are alive already")
+    }
+
+    /// The number of elements (a snapshot while thieves run).
+    ///
+    /// ```
+    /// let worker = stealpool::deque::BoundedWorker::new();
+    /// worker.push(());
+    /// assert_eq!(worker.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.shared.len()
+    }
+
+    /// `true` if the deque held no element at the snapshot.
+    ///
+    /// ```
+    /// assert!(stealpool::deque::BoundedWorker::<()>::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Pushes `value` at the bottom, growing the buffer when full.
+    ///
+    /// ```
+    /// let worker = stealpool::deque::BoundedWorker::new();
+    /// worker.push([0u8; 64]);
+    /// assert_eq!(worker.len(), 1);
+    /// ```
+    #[inline]
+    pub fn push(&self, value: T) {
+        let shared = &*self.shared;
+        let word = into_word(value);
+        // G8: our own `bottom`.
+        let bottom = shared.bottom.load(OWNER_LOCAL);
+        let mut slots = self.slots.get();
+        if bottom >= self.push_limit.get() {
+            // G8: acquire, so no helper still reads a slot we overwrite.
+            let top = shared.top.load(PUSH_LOAD_TOP);
+            // The slot of `top - 1` may hold a claim not yet delivered (G8).
+            let keep = bottom - diff(low(bottom), index(top)) - 1;
+            if bottom - keep >= slots.capacity() as i64 {
+                slots = self.grow(keep.max(0), bottom);
+            }
+            self.push_limit.set(keep + slots.capacity() as i64);
+        }
+        // G8: index `bottom` is not visible to rounds until the store
+        // below, and its slot holds no claim.
+        slots.write(bottom, word);
+        // G8: release the slot to rounds that acquire `bottom` (G3).
+        shared.bottom.store(bottom + 1, STORE_BOTTOM);
+    }
+
+    /// A buffer twice as large holding indices `from..bottom`, published.
+    #[cold]
+    pub(super) fn grow(&self, from: i64, bottom: i64) -> OwnerView {
+        let old = self.buffer.get();
+        // SAFETY: our buffer lives as long as the deque.
+        let capacity = unsafe { (*old).capacity() } * 2;
+        assert!(
+            capacity <= MAX_CAPACITY,
+            "stealpool::deque::BoundedWorker: more than 2^40 elements"
+        );
+        let new = Buffer::alloc(capacity, old);
+        for index in from..bottom {
+            // SAFETY: both buffers live as long as the deque.
+            unsafe { (*new).write(index, (*old).read(index)) };
+        }
+        // G8: release the copies to helpers that acquire the pointer.
+        self.shared.buffer.store(new, PUBLISH_BUFFER);
+        self.buffer.set(new);
+        // SAFETY: the new buffer lives as long as the deque (R1).
+        let slots = unsafe { (*new).owner_view() };
+        self.slots.set(slots);
+        slots
+    }
+
+    /// Pops the newest element, or `None` if the deque is empty (or thieves
+    /// took the last element first).
+    ///
+    /// ```
+    /// let worker = stealpool::deque::BoundedWorker::new();
+    /// worker.push(1);
+    /// worker.push(2);
+    /// assert_eq!(worker.pop(), Some(2));
+    /// assert_eq!(worker.pop(), Some(1));
+    /// assert_eq!(worker.pop(), None);
+    /// ```
+    #[inline]
+    pub fn pop(&self) -> Option<T> {
+        let shared = &*self.shared;
+        // G8: our own `bottom`, and a relaxed look at `top` that can only
+        // err towards "not empty".
+        let bottom = shared.bottom.load(OWNER_LOCAL) - 1;
+        if diff(low(bottom + 1), index(shared.top.load(OWNER_LOCAL))) <= 0 {
+            return None;
+        }
+        // G8: take index `bottom` before looking at `top`.
+        shared.bottom.store(bottom, STORE_BOTTOM);
+        // G8: the owner's half of the store-buffering pair with G3.
+        fence(POP_FENCE);
+        // G8: relaxed; the fence makes it current enough.
+        let left = diff(low(bottom), index(shared.top.load(OWNER_LOCAL)));
+        if left > 0 {
+            // More than one element: no claim can reach index `bottom`.
+            // SAFETY: index `bottom` is ours (G8).
+            return Some(unsafe { from_word(self.slots.get().read(bottom)) });
+        }
+        if left < 0 {
+            // G8: thieves took index `bottom` too: put `bottom` back.
+            shared.bottom.store(bottom + 1, STORE_BOTTOM);
+            return None;
+        }
+        // The last element. `bottom` stays below it, so a round that reads
+        // `bottom` from here on sees the deque empty and claims nothing;
+        // only a claim from a round that read `bottom` before can still take
+        // it. The owner's request, decided by a claim or a withdrawal like a
+        // thief's (G6, G5), settles between the two within the round bound.
+        let taken = match shared.request(OWNER) {
+            // A claim of index `bottom` served the owner.
+            Steal::Success(value) => Some(value),
+            _ => {
+                // Withdrawn. G8: relaxed; our rounds read `top` after the
+                // withdrawal, and no claim of index `bottom` comes after it
+                // (G5), so `top` is still at `bottom` unless a claim for
+                // another requester took it before.
+                if index(shared.top.load(OWNER_LOCAL)) == low(bottom) {
+                    // SAFETY: index `bottom` is ours (G8): the deque is
+                    // empty, `top` at `bottom`, as after any pop.
+                    return Some(unsafe { from_word(self.slots.get().read(bottom)) });
+                }
+                None
+            }
+        };
+        // G8: index `bottom` left through `top`: put `bottom` back at it.
+        shared.bottom.store(bottom + 1, STORE_BOTTOM);
+        taken
+    }
+}
+
+impl<T> fmt::Debug for BoundedWorker<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BoundedWorker").field("len", &self.len()).finish()
+    }
+}
