@@ -185,14 +185,14 @@ fn unshare(pool: Arc<ThreadPool>) -> ThreadPool {
     Arc::try_unwrap(pool).unwrap_or_else(|_| panic!("a finished task still holds the pool"))
 }
 
-// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+// 25000 random + 25000 PCT (depth 3) iterations, floor 12500 each.
 //
 // Spawn storm from outside: the main thread and a second outside thread
 // spawn at once onto the injector of a 3-worker pool, each then waiting with
 // `wait_all`, which must see at least its own tasks finished.
 #[test]
 fn spawn_storm_outside() {
-    check("spawn_storm_outside", 50_000, 3, || {
+    check("spawn_storm_outside", 25_000, 3, || {
         const EACH: usize = 5;
         let pool = Arc::new(ThreadPool::new(3));
         let ledger = Ledger::new(2 * EACH);
@@ -227,7 +227,7 @@ fn spawn_storm_outside() {
     });
 }
 
-// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+// 25000 random + 25000 PCT (depth 3) iterations, floor 12500 each.
 //
 // Spawn storm from inside: on a 4-worker pool, tasks spawn tasks from their
 // workers (onto those workers' deques, which start with room for 2 under
@@ -235,7 +235,7 @@ fn spawn_storm_outside() {
 // wake-ups from inside; `install` adds a burst spawned from one worker.
 #[test]
 fn spawn_storm_inside() {
-    check("spawn_storm_inside", 50_000, 3, || {
+    check("spawn_storm_inside", 25_000, 3, || {
         const OUTER: usize = 3;
         const INNER: usize = 3;
         const BURST: usize = 3;
@@ -304,8 +304,8 @@ fn fib(pool: &ThreadPool, n: u64, calls: &AtomicUsize) -> u64 {
     a + b
 }
 
-// 2 and 3 workers: 50000 random + 50000 PCT (depth 3) iterations each,
-// floor 25000 each.
+// 2 and 3 workers: 25000 random + 25000 PCT (depth 3) iterations each,
+// floor 12500 each.
 //
 // Nested `join`: recursive fib, called from outside (so through `install`),
 // on 2 and 3 workers. Second halves are stolen or popped back at every
@@ -321,7 +321,7 @@ fn nested_join() {
     for workers in [2, 3] {
         let promoted = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let total = promoted.clone();
-        check(&format!("nested_join_{workers}_workers"), 50_000, 3, move || {
+        check(&format!("nested_join_{workers}_workers"), 25_000, 3, move || {
             let pool = ThreadPool::new(workers);
             let calls = AtomicUsize::new(0);
             assert_eq!(fib(&pool, 8, &calls), 21);
@@ -513,7 +513,7 @@ fn waits_help_only_beneath() {
     assert!(rerouted > 0, "no wait rerouted a job: the test misses H7's rule");
 }
 
-// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+// 25000 random + 25000 PCT (depth 3) iterations, floor 12500 each.
 //
 // A scope with nested spawns borrowing from the stack: the scope's tasks
 // each write their own slot of a vector on the caller's stack and spawn
@@ -522,7 +522,7 @@ fn waits_help_only_beneath() {
 // (a scope on a worker that is itself running a task).
 #[test]
 fn scope_nested_spawns() {
-    check("scope_nested_spawns", 50_000, 3, || {
+    check("scope_nested_spawns", 25_000, 3, || {
         const CHUNKS: usize = 3;
         const CHUNK: usize = 3;
         let pool = Arc::new(ThreadPool::new(3));
@@ -574,7 +574,7 @@ fn scope_nested_spawns() {
     });
 }
 
-// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+// 25000 random + 25000 PCT (depth 3) iterations, floor 12500 each.
 //
 // `wait_all` from outside: tasks spawned from outside spawn children from
 // inside; `wait_all` must wait for the children too. A second outside
@@ -582,7 +582,7 @@ fn scope_nested_spawns() {
 // racing the spawns.
 #[test]
 fn wait_all_outside() {
-    check("wait_all_outside", 50_000, 3, || {
+    check("wait_all_outside", 25_000, 3, || {
         const TASKS: usize = 3;
         let pool = Arc::new(ThreadPool::new(2));
         let ledger = Ledger::new(2 * TASKS);
@@ -611,7 +611,7 @@ fn wait_all_outside() {
     });
 }
 
-// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+// 25000 random + 25000 PCT (depth 3) iterations, floor 12500 each.
 //
 // `wait_all` from inside tasks. Two submitted tasks each spawn a leaf and a
 // nested waiter, then call `wait_all`; the nested waiter spawns its own leaf
@@ -624,7 +624,7 @@ fn wait_all_outside() {
 // at once must not wait for each other.
 #[test]
 fn wait_all_inside() {
-    check("wait_all_inside", 50_000, 3, || {
+    check("wait_all_inside", 25_000, 3, || {
         // Pieces per outer task: itself, its leaf, its nested waiter, that
         // waiter's leaf.
         const PER: usize = 4;
@@ -694,7 +694,7 @@ fn submit_tree(pool: &Arc<ThreadPool>, ledger: &Arc<Ledger>, depth: u32) -> usiz
     1 + handles.into_iter().map(|h| h.join().unwrap()).sum::<usize>()
 }
 
-// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+// 25000 random + 25000 PCT (depth 3) iterations, floor 12500 each.
 //
 // Submit + join from inside tasks: each task submits two subtasks and joins
 // both handles, three levels deep, on a 2-worker pool. Joining on a worker
@@ -702,7 +702,7 @@ fn submit_tree(pool: &Arc<ThreadPool>, ledger: &Arc<Ledger>, depth: u32) -> usiz
 // so this completes even though every worker may be blocked in a join.
 #[test]
 fn submit_join_inside() {
-    check("submit_join_inside", 50_000, 3, || {
+    check("submit_join_inside", 25_000, 3, || {
         let pool = Arc::new(ThreadPool::new(2));
         // `runs[0]` counts the tasks of the tree here, not one piece.
         let ledger = Ledger::new(1);
@@ -746,7 +746,7 @@ fn block_on<F: Future>(future: F) -> F::Output {
     }
 }
 
-// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+// 25000 random + 25000 PCT (depth 3) iterations, floor 12500 each.
 //
 // `JoinHandle` as a `Future`: an outside thread awaits two handles with a
 // minimal executor while the tasks run; a task's end must wake the waker the
@@ -755,7 +755,7 @@ fn block_on<F: Future>(future: F) -> F::Output {
 #[test]
 fn join_handle_future() {
     quiet_expected_panics();
-    check("join_handle_future", 50_000, 3, || {
+    check("join_handle_future", 25_000, 3, || {
         let pool = ThreadPool::new(2);
         let ledger = Ledger::new(2);
         let (task_ledger, token) = (ledger.clone(), ledger.token());
@@ -777,7 +777,7 @@ fn join_handle_future() {
     });
 }
 
-// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+// 25000 random + 25000 PCT (depth 3) iterations, floor 12500 each.
 //
 // Shutdown with pending tasks: tasks queued on the injector, tasks queued
 // on a worker's deque (spawned inside `install`), and tasks that spawn
@@ -786,7 +786,7 @@ fn join_handle_future() {
 // joins the workers, and drops every closure.
 #[test]
 fn shutdown_with_pending_tasks() {
-    check("shutdown_with_pending_tasks", 50_000, 3, || {
+    check("shutdown_with_pending_tasks", 25_000, 3, || {
         const OUTSIDE: usize = 3;
         const INSIDE: usize = 2;
         const PARENTS: usize = 2;
@@ -866,7 +866,7 @@ fn is_expected(payload: &(dyn Any + Send)) -> bool {
     payload.is::<Expected>()
 }
 
-// 50000 random + 50000 PCT (depth 3) iterations, floor 25000 each.
+// 25000 random + 25000 PCT (depth 3) iterations, floor 12500 each.
 //
 // Panics on every path, on a 2-worker pool with a panic handler:
 // * `spawn`: the handler gets each panic, before the task counts as done;
@@ -880,7 +880,7 @@ fn is_expected(payload: &(dyn Any + Send)) -> bool {
 #[test]
 fn panics() {
     quiet_expected_panics();
-    check("panics", 50_000, 3, || {
+    check("panics", 25_000, 3, || {
         let handled = Arc::new(StdAtomicUsize::new(0));
         let counted = handled.clone();
         let pool = ThreadPool::builder()
