@@ -47,7 +47,7 @@ pub use pool::{current_num_threads, current_thread_index, join, scope, spawn};
 #[doc(hidden)]
 pub mod model_probes {
     pub use crate::pool::probes::{
-        ATTENTION_WRITES, COUNTERS_WRITES, POOL_LOCKS, SLEEPER_LOCKS, SLEEPS, SLEEPS_ENDED,
+        ATTENTION_WRITES, COUNTERS_WRITES, POOL_LOCKS, SLEEPER_LOCKS, WAITS, WOKEN,
     };
     pub use crate::pool::probes::{HALVES_HELPED, INLINE_JOINS, REROUTED, WAITS_PARKED};
 }

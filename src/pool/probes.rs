@@ -32,9 +32,10 @@ pub static COUNTERS_WRITES: Probe = Probe::new();
 /// worker's word: every sleeper writes every worker's word.
 pub static ATTENTION_WRITES: Probe = Probe::new();
 
-/// S1: sleeps registered (by workers and spares).
-pub static SLEEPS: Probe = Probe::new();
+/// S9: sleeps that reached their wait (registered, final check empty,
+/// not leaving).
+pub static WAITS: Probe = Probe::new();
 
-/// S1: sleeps ended (woken, cancelled, or left): `SLEEPS` less this is
-/// how many sleep now, once the pool is quiet.
-pub static SLEEPS_ENDED: Probe = Probe::new();
+/// S9: sleeps ended by a waker, which takes the sleeper's lock, so only
+/// once the sleeper waits: `WAITS` less this is how many threads wait.
+pub static WOKEN: Probe = Probe::new();

@@ -222,7 +222,7 @@ impl Sleep {
         self.change(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING));
         // S7: the sleep is over.
         self.attention.sleeper_out();
-        probes::SLEEPS_ENDED.hit();
+        probes::WOKEN.hit();
         slot.waker.notify_one();
     }
 
@@ -258,7 +258,7 @@ impl Sleep {
         }
         self.change(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING));
         self.attention.sleeper_out();
-        probes::SLEEPS_ENDED.hit();
+        probes::WOKEN.hit();
         slot.waker.notify_one();
         true
     }
@@ -368,7 +368,6 @@ impl Sleep {
             ONE_SLEEPING
         };
         self.change(change);
-        probes::SLEEPS.hit();
         // S7: and in every slot's attention word, also before S2, so that
         // a `join` that reads only its word cannot miss this sleeper.
         self.attention.sleeper_in();
@@ -413,13 +412,13 @@ impl Sleep {
                     self.change(ONE_SLEEPING.wrapping_neg());
                     // S7: nor in the attention words.
                     self.attention.sleeper_out();
-                    probes::SLEEPS_ENDED.hit();
                     drop(guard);
                     self.release_workers(release);
                     return Wake::Exit;
                 }
             }
         }
+        probes::WAITS.hit();
         // S9: the flag is looked at under the slot's lock, and the wait
         // releases it: a waker's lowering comes before the look or after
         // the wait began.
@@ -488,7 +487,6 @@ impl Sleep {
         self.change(ONE_SEARCHING.wrapping_sub(ONE_SLEEPING));
         // S7: the sleep is over.
         self.attention.sleeper_out();
-        probes::SLEEPS_ENDED.hit();
     }
 }
 
