@@ -67,7 +67,7 @@ list_mutants() {
     printf 'closed_unlocked\tloom_pool\tbug\tX2\texit count read under the accounts lock\tbefore it\n'
     printf 'flag_after_check\tloom_pool\tbug\tS8\ta sleeper raises its flag before its barrier\tafter its final check\n'
     printf 'wake_unlocked\tloom_pool\tbug\tS9\ta waker lowers the flag and signals under the sleeper lock\twithout it\n'
-    printf 'exit_unchecked\tloom_pool\tbug\tS9\ta leaving worker looks for work under the accounts lock\tit does not\n'
+    printf 'exit_unchecked\tloom_pool\tbug\tS9\ta thread that may leave makes its final check under the accounts lock\tbefore it\n'
     printf 'levels_unchecked\tloom_priority\tbug\tV4\tfinal check sees every used level\tit does not\n'
     printf 'batch_newest_first\tloom_priority\tbug\tQ7\ta level batch handed on oldest first\tnewest first\n'
     printf 'level_newest_first\tloom_priority\tbug\tV7\tthe owner takes the oldest of a level\tthe newest\n'

@@ -384,39 +384,41 @@ impl Sleep {
         // check: the sleeper's half of the store-buffering pair with S3's
         // light barrier (M1); once per sleep, which is slow anyway.
         barrier(SLEEPER_FENCE);
-        if has_work() {
-            self.cancel_locked(slot);
-            if let Some(latch) = latch {
-                latch.wake_up();
+        // W2, X2: a thread that may leave the pool (a spare, or a worker
+        // once the pool terminates) makes its final check under the
+        // accounts lock, where it decides; the others make it here. (S9: a
+        // worker that reads `false` here is woken by `wake_all`, which
+        // takes this slot's lock after the flag is stored.)
+        let spare = index >= self.workers;
+        let leave = if latch.is_none() && (spare || terminating()) {
+            self.leave(spare, &has_work, &terminating)
+        } else if has_work() {
+            Leave::Work
+        } else {
+            Leave::Stay
+        };
+        match leave {
+            Leave::Stay => {}
+            Leave::Work => {
+                self.cancel_locked(slot);
+                if let Some(latch) = latch {
+                    latch.wake_up();
+                }
+                return Wake::Searching;
             }
-            return Wake::Searching;
+            Leave::Exit { release } => {
+                slot.set_asleep(false);
+                // S1: leave the pool: no longer sleeping, not searching.
+                self.change(ONE_SLEEPING.wrapping_neg());
+                // S7: nor in the attention words.
+                self.attention.sleeper_out();
+                drop(guard);
+                self.release_workers(release);
+                return Wake::Exit;
+            }
         }
         if cfg!(stealpool_bug = "flag_after_check") {
             slot.set_asleep(true);
-        }
-        // W2, X2: whether to leave the pool, decided under the accounts
-        // lock; a worker asks only once the pool terminates (S9: a worker
-        // that reads `false` here is woken by `wake_all`, which takes this
-        // slot's lock after the flag is stored).
-        let spare = index >= self.workers;
-        if latch.is_none() && (spare || terminating()) {
-            match self.leave(spare, &has_work, &terminating) {
-                Leave::Stay => {}
-                Leave::Work => {
-                    self.cancel_locked(slot);
-                    return Wake::Searching;
-                }
-                Leave::Exit { release } => {
-                    slot.set_asleep(false);
-                    // S1: leave the pool: no longer sleeping, not searching.
-                    self.change(ONE_SLEEPING.wrapping_neg());
-                    // S7: nor in the attention words.
-                    self.attention.sleeper_out();
-                    drop(guard);
-                    self.release_workers(release);
-                    return Wake::Exit;
-                }
-            }
         }
         probes::WAITS.hit();
         // S9: the flag is looked at under the slot's lock, and the wait
@@ -433,16 +435,17 @@ impl Sleep {
         Wake::Searching
     }
 
-    /// W2, X2: under the accounts lock, whether the caller (a worker at
-    /// shutdown, or a spare), registered and past its final check, leaves
-    /// the pool. A worker leaves at shutdown once no thread blocks and no
+    /// W2, X2: under the accounts lock, the final check of the caller (a
+    /// worker at shutdown, or a spare), registered and past its barrier
+    /// S2, and whether it leaves the pool. A worker leaves at shutdown once no thread blocks and no
     /// spare holds a slot; a spare leaves when more spares hold slots than
     /// threads block, shutdown or not (it parks, W4), and otherwise sleeps,
     /// even at shutdown: a blocked thread may still push work, or be about
     /// to. It is woken by that work or by the blocked thread's return
-    /// (`unblock`). Either leaves only if a last look for work, under the
-    /// accounts lock, finds none: a job queued by `while_open` before this
-    /// critical section is seen (X2). Leaving, it is no longer a member.
+    /// (`unblock`). Either leaves only if its final check, under the
+    /// accounts lock, finds no work: a job queued by `while_open` before
+    /// this critical section is seen (X2). Leaving, it is no longer a
+    /// member.
     /// With `Leave::Exit`, `release` says whether the workers that stayed
     /// for the spares are to be woken (W2).
     ///
@@ -454,9 +457,20 @@ impl Sleep {
     /// may still queue work on its own deque and block on it with no slot
     /// left for another spare, and then only a worker can run that work
     /// (a first version's mistake). `--cfg stealpool_bug="exit_unchecked"`
-    /// leaves without the last look (the mistake X2's look rules out).
+    /// makes the final check before taking the lock (the mistake X2's
+    /// check under the lock rules out).
     fn leave(&self, spare: bool, has_work: &impl Fn() -> bool, terminating: &impl Fn() -> bool) -> Leave {
+        // `--cfg stealpool_bug="exit_unchecked"` makes the final check
+        // before the lock.
+        if cfg!(stealpool_bug = "exit_unchecked") && has_work() {
+            return Leave::Work;
+        }
         let mut accounts = self.accounts();
+        // The final check (after S2), under the accounts lock: it sees
+        // every job a `while_open` pushed before this critical section.
+        if !cfg!(stealpool_bug = "exit_unchecked") && has_work() {
+            return Leave::Work;
+        }
         let leave = if spare {
             accounts.active > accounts.blocked
                 || (cfg!(stealpool_bug = "spare_leaves_at_shutdown") && terminating())
@@ -465,9 +479,6 @@ impl Sleep {
         };
         if !leave {
             return Leave::Stay;
-        }
-        if !cfg!(stealpool_bug = "exit_unchecked") && has_work() {
-            return Leave::Work;
         }
         // X2: relaxed, under the accounts lock, after this thread's last look.
         self.members.fetch_sub(1, RELAXED);
