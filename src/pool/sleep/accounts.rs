@@ -140,7 +140,7 @@ impl Sleep {
     /// W3: a spare at a job boundary, with its deques empty, gives its slot
     /// back if more spares hold slots than threads block, unless it is the
     /// last member (then it stays, and leaves as a worker does, after a
-    /// last look for work under the accounts lock, X2). Returns whether it
+    /// final check for work under the accounts lock, X2). Returns whether it
     /// did.
     pub(crate) fn retire_spare(&self, terminating: impl Fn() -> bool) -> bool {
         let mut accounts = self.accounts();

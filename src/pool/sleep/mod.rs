@@ -77,7 +77,7 @@ pub(crate) enum Wake {
 enum Leave {
     /// It is still needed: it waits.
     Stay,
-    /// The last look found work: it searches again.
+    /// The final check found work: it searches again.
     Work,
     /// It leaves the pool; `release`: wake the workers that stayed for
     /// the spares (W2).
@@ -480,7 +480,7 @@ impl Sleep {
         if !leave {
             return Leave::Stay;
         }
-        // X2: relaxed, under the accounts lock, after this thread's last look.
+        // X2: relaxed, under the accounts lock, after this thread's final check.
         self.members.fetch_sub(1, RELAXED);
         if !spare {
             return Leave::Exit { release: false };
