@@ -46,5 +46,8 @@ pub use pool::{current_num_threads, current_thread_index, join, scope, spawn};
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 #[doc(hidden)]
 pub mod model_probes {
+    pub use crate::pool::probes::{
+        ATTENTION_WRITES, COUNTERS_WRITES, POOL_LOCKS, SLEEPER_LOCKS, WAITS, WOKEN,
+    };
     pub use crate::pool::probes::{HALVES_HELPED, INLINE_JOINS, REROUTED, WAITS_PARKED};
 }

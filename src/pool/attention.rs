@@ -6,7 +6,7 @@
 //!
 //! * how many workers sleep: every sleeper adds [`ONE_SLEEPER`] to every
 //!   worker's word when it registers, before its heavy barrier, and the
-//!   sleep's end takes it off again, all under the sleep lock. Seeing a
+//!   sleep's end takes it off again, all under the sleeper's own lock. Seeing a
 //!   sleeper, a `join` runs S3/S4 on the counters as any push does;
 //! * [`WANTED`]: an idle worker asks this slot's owner to promote its
 //!   oldest pending half (F3 in `proofs/fork.md`);
@@ -87,7 +87,7 @@ impl Attention {
     }
 
     /// A worker (or spare) registers as sleeping: raise every worker's
-    /// word. Under the sleep lock, after the counters' S1 and before the
+    /// word. Under the sleeper's own lock, after the counters' S1 and before the
     /// sleeper's heavy barrier (S7).
     pub(crate) fn sleeper_in(&self) {
         // `--cfg stealpool_bug="sleeper_unannounced"`: sleepers leave the
@@ -97,18 +97,20 @@ impl Attention {
             return;
         }
         for word in self.workers_words() {
+            super::probes::ATTENTION_WRITES.hit();
             // S7: relaxed RMW; the heavy barrier that follows orders it.
             word.fetch_add(ONE_SLEEPER, RELAXED);
         }
     }
 
     /// A sleep registered by `sleeper_in` ended (woken, cancelled, or the
-    /// worker left): lower every worker's word. Under the sleep lock.
+    /// worker left): lower every worker's word. Under the sleeper's lock.
     pub(crate) fn sleeper_out(&self) {
         if cfg!(stealpool_bug = "sleeper_unannounced") {
             return;
         }
         for word in self.workers_words() {
+            super::probes::ATTENTION_WRITES.hit();
             // S7: relaxed RMW; nothing is read through it.
             word.fetch_sub(ONE_SLEEPER, RELAXED);
         }

@@ -11,7 +11,7 @@
 //! shutdown (W2). At a job boundary it gives its slot back if no longer
 //! needed and its deques are empty (W3). A spare without a slot parks
 //! until it gets one, or the pool shuts down, or a timeout (W4). The
-//! counts of blocked threads and active spares are under the sleep lock,
+//! counts of blocked threads and active spares are under the accounts lock,
 //! where a spare decides to leave; slots and threads under the `Spares`
 //! mutex, taken first.
 //!
@@ -43,7 +43,7 @@ impl Slot {
 }
 
 /// The spare threads of a pool and their slots (W1-W5), under one mutex
-/// taken before the sleep lock, which holds the blocked and active counts.
+/// taken before the accounts lock, which holds the blocked and active counts.
 pub(crate) struct Spares {
     state: Mutex<State>,
     /// Parked spare threads wait here for a slot or the shutdown.
@@ -54,7 +54,7 @@ pub(crate) struct Spares {
 }
 
 /// The slots and threads; the counts of blocked threads and active spares
-/// are under the sleep lock, where the spares' decision to leave is made
+/// are under the accounts lock, where the spares' decision to leave is made
 /// (W1, W2).
 struct State {
     /// Slots no thread holds.

@@ -23,7 +23,7 @@ orderings! {
     PRODUCER_FENCE: Option<Barrier> = Some(Barrier::Light), weakened "producer_fence" => None;
     /// L1: setting a latch. Release publishes the job's result to L2. The
     /// setter needs nothing from the waiter: seeing `SLEEPING`, it takes the
-    /// sleep lock, which orders the rest.
+    /// waiter's sleep lock (S9), which orders the rest.
     LATCH_SET: Ordering = Release, weakened "latch_set" => Relaxed;
     /// L2: probing a latch. Acquire pairs with L1.
     LATCH_PROBE: Ordering = Acquire, weakened "latch_probe" => Relaxed;
@@ -63,7 +63,8 @@ orderings! {
 
 /// S1: every change of a worker's state is one RMW on the sleep counters.
 /// Relaxed: the no-lost-wake-up argument rests on the counters' coherence
-/// order and the fences S2/S3, and the wake-ups on the sleep lock.
+/// order and the fences S2/S3, and the wake-ups on the sleeper's own lock
+/// (S9).
 pub(crate) const COUNTERS_RMW: Ordering = Relaxed;
 
 /// W5: raising the mark of spare slots ever held. Relaxed: the owner
@@ -71,10 +72,10 @@ pub(crate) const COUNTERS_RMW: Ordering = Relaxed;
 /// reads it after S2, as V1's bit (`proofs/blocking.md`).
 pub(crate) const SLOT_MARK_RMW: Ordering = Relaxed;
 
-/// X1: the shutdown flag. Relaxed: sleepers read it under the sleep lock,
-/// which `terminate` takes (to wake them all) after storing it.
+/// X1: the shutdown flag. Relaxed: each sleeper reads it under its own
+/// lock, which `terminate` takes (to wake them all) after storing it.
 pub(crate) const TERMINATE_STORE: Ordering = Relaxed;
 
-/// S4, S7, L3, P1 (increment), P2, C1 (increment), X1 (load), X2, T1: relaxed
+/// S4, S7, S8 (the flags), L3, P1 (increment), P2, C1 (increment), X1 (load), X2, T1: relaxed
 /// accesses, each argued at its step.
 pub(crate) const RELAXED: Ordering = Relaxed;

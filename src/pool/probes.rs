@@ -15,3 +15,27 @@ pub static WAITS_PARKED: Probe = Probe::new();
 
 /// H6, H7: jobs a wait took but left to the injector, not its to run.
 pub static REROUTED: Probe = Probe::new();
+
+/// S9, W1, X2: acquisitions of a lock shared by all workers (the accounts
+/// lock; the sleep and wake path takes none).
+pub static POOL_LOCKS: Probe = Probe::new();
+
+/// S9: acquisitions of one slot's own sleep lock (by its thread, or by a
+/// waker of that thread alone).
+pub static SLEEPER_LOCKS: Probe = Probe::new();
+
+/// S1: writes of the sleep counters, the one word of the sleep protocol
+/// every worker writes (every RMW attempt, a failed CAS included).
+pub static COUNTERS_WRITES: Probe = Probe::new();
+
+/// S7: writes of attention words by a sleep's start or end, one per
+/// worker's word: every sleeper writes every worker's word.
+pub static ATTENTION_WRITES: Probe = Probe::new();
+
+/// S9: sleeps that reached their wait (registered, final check empty,
+/// not leaving).
+pub static WAITS: Probe = Probe::new();
+
+/// S9: sleeps ended by a waker, which takes the sleeper's lock, so only
+/// once the sleeper waits: `WAITS` less this is how many threads wait.
+pub static WOKEN: Probe = Probe::new();

@@ -401,7 +401,7 @@ impl Registry {
             && self.in_use(&self.join_stealers).iter().any(|s| !s.is_empty())
     }
 
-    /// X1: relaxed store; sleepers read it under the sleep lock, which
+    /// X1: relaxed store; each sleeper reads it under its own lock, which
     /// `wake_all` takes after this store.
     pub(crate) fn terminate(&self) {
         self.terminating.store(true, TERMINATE_STORE);
@@ -410,7 +410,7 @@ impl Registry {
         self.spares.close();
     }
 
-    /// X1: relaxed; read under the sleep lock (see `terminate`).
+    /// X1: relaxed; read under a sleeper's lock or the accounts lock (see `terminate`).
     pub(crate) fn is_terminating(&self) -> bool {
         self.terminating.load(RELAXED)
     }
