@@ -109,12 +109,11 @@ step_clippy() {
 step_test() { run test 1200 "API, stress, proptest, doc" "cargo test (real threads)" -- cargo test; }
 
 step_loom() {
-    # About 12 minutes here with the release profile (2026-11-24: 726 s,
-    # 2 cores, build included), more since every submitted task claims
-    # itself (H3): `spawn_then_block` and `submit_vs_park_2_workers` explore
-    # about twice the executions they did (1 473 775 and 1 073 742, 443 s
-    # and 339 s side by side). The limit only stops a hang, with room for a
-    # slower machine.
+    # About 15 minutes here (2026-11-26: 882 s, 2 cores, build included,
+    # before the lock per sleeper). The largest model is `spawn_then_block`
+    # (2 043 863 executions at bound 3 with a lock per sleeper, about
+    # 380 s); `submit_vs_park_2_workers` went to bound 2 (see its comment).
+    # The limit only stops a hang, with room for a slower machine.
     # shellcheck disable=SC2046
     run loom 2100 "deque, pool, injector: C11" "loom (exhaustive, bounded)" -- \
         cargo test --features loom $(model_targets loom) -- --show-output
