@@ -148,3 +148,27 @@ fn search(
     }
     false
 }
+
+/// Whether a call on `handle` (a look at it, a poll, a join or a delivery)
+/// overlapped a run of `body`'s task; `runs` holds (handle, start, end)
+/// of each body, in ticks. What the drivers count toward their overlap
+/// floors.
+pub fn observed_while_running(
+    calls: &[Call],
+    runs: &[(usize, u64, u64)],
+    handle: usize,
+    body: usize,
+) -> bool {
+    let handle_of = |op: &Op| match op {
+        Op::IsFinished { handle, .. }
+        | Op::Poll { handle, .. }
+        | Op::Join { handle, .. }
+        | Op::Deliver { handle, .. } => Some(*handle),
+        Op::Complete { .. } | Op::Combine { .. } => None,
+    };
+    runs.iter().filter(|run| run.0 == body).any(|&(_, start, end)| {
+        calls
+            .iter()
+            .any(|call| handle_of(&call.op) == Some(handle) && call.invoke < end && start < call.ret)
+    })
+}

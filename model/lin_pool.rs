@@ -164,18 +164,7 @@ impl Recorder {
     fn observed_while_running(&self, handle: usize, body: usize) -> bool {
         let calls = self.calls.lock().unwrap();
         let runs = self.runs.lock().unwrap();
-        let handle_of = |op: &handle_spec::Op| match op {
-            handle_spec::Op::IsFinished { handle, .. }
-            | handle_spec::Op::Poll { handle, .. }
-            | handle_spec::Op::Join { handle, .. }
-            | handle_spec::Op::Deliver { handle, .. } => Some(*handle),
-            handle_spec::Op::Complete { .. } | handle_spec::Op::Combine { .. } => None,
-        };
-        runs.iter().filter(|run| run.0 == body).any(|&(_, start, end)| {
-            calls
-                .iter()
-                .any(|call| handle_of(&call.op) == Some(handle) && call.invoke < end && start < call.ret)
-        })
+        handle_spec::observed_while_running(&calls, &runs, handle, body)
     }
 }
 

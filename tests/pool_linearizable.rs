@@ -150,21 +150,11 @@ impl Recorder {
         );
     }
 
-    /// Whether another thread's call on `handle` overlapped a run of `body`.
+    /// Whether a call on `handle` overlapped a run of `body`.
     fn observed_while_running(&self, handle: usize, body: usize) -> bool {
         let calls = self.calls.lock().unwrap();
         let runs = self.runs.lock().unwrap();
-        let on = |op: &Op| match op {
-            Op::IsFinished { handle, .. } | Op::Poll { handle, .. } | Op::Join { handle, .. } => {
-                Some(*handle)
-            }
-            _ => None,
-        };
-        runs.iter().filter(|run| run.0 == body).any(|&(_, start, end)| {
-            calls
-                .iter()
-                .any(|call| on(&call.op) == Some(handle) && call.invoke < end && start < call.ret)
-        })
+        handle_spec::observed_while_running(&calls, &runs, handle, body)
     }
 }
 
