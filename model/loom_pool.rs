@@ -420,8 +420,9 @@ fn join_then_block() {
 // `join_then_block` on a pool with `max_pending_joins(1)` (F6): the outer
 // half is the first pending one, so it is published and must be taken by
 // the other worker while its owner blocks; the `join` nested in the first
-// half finds one half pending and runs inline when its attention word is
-// zero (nobody sleeps, nobody asks), or publishes as usual when it is not.
+// half finds one half pending and runs inline when its attention word and
+// the sleepers word are zero (nobody sleeps, nobody asks), or publishes as
+// usual when they are not.
 // Both halves of the inner `join` run exactly once either way, and over all
 // executions some inner `join` ran inline, so the model covers that path.
 // `--cfg stealpool_bug="pending_limit_ignored"` runs the outer `join`

@@ -1,23 +1,26 @@
-//! Each slot's attention word: the one location a `join` reads after its
-//! push, so that, when nobody sleeps and nobody asks for work, telling the
-//! pool about a new half costs one load and one predicted branch.
+//! What a `join` reads after its push, so that, when nobody sleeps and
+//! nobody asks for work, telling the pool about a new half costs two loads
+//! of lines no step of a busy pool writes, and one predicted branch.
 //!
-//! The word gathers what a `join` must act on (S7 in `proofs/sleep.md`):
+//! Two locations (S7 in `proofs/sleep.md`):
 //!
-//! * how many workers sleep: every sleeper adds [`ONE_SLEEPER`] to every
-//!   worker's word when it registers, before its heavy barrier, and the
-//!   sleep's end takes it off again, all under the sleeper's own lock. Seeing a
-//!   sleeper, a `join` runs S3/S4 on the counters as any push does;
-//! * [`WANTED`]: an idle worker asks this slot's owner to promote its
-//!   oldest pending half (F3 in `proofs/fork.md`);
-//! * [`FALLBACK`]: set for good in every word when light barriers are
-//!   full fences (no membarrier), and in the spare threads' slots always
-//!   (so that a sleep writes only the workers' words): a `join` there
-//!   always takes the slow path, S3/S4 as every push, and its take-back
-//!   runs `pop_biased`, whose light barrier tests what it is (D15).
+//! * the *sleepers word*, one for the pool on a line of its own: how many
+//!   threads sleep. A sleeper adds one when it registers, before its heavy
+//!   barrier, and the sleep's end takes it off again, both under the
+//!   sleeper's own lock: one write at each end of a sleep, whatever the
+//!   number of workers. Seeing a sleeper, a `join` runs S3/S4 on the
+//!   counters as any push does;
+//! * each slot's *attention word*, on a line of its own, with two flags:
+//!   * [`WANTED`]: an idle worker asks this slot's owner to promote its
+//!     oldest pending half (F3 in `proofs/fork.md`);
+//!   * [`FALLBACK`]: set for good in every slot's word when light barriers
+//!     are full fences (no membarrier): a `join` there always takes the slow
+//!     path, S3/S4 as every push, and its take-back runs `pop_biased`, whose
+//!     light barrier tests what it is (D15).
 //!
-//! Every access is relaxed: the word carries no data. What it orders is the
-//! store-buffering pair of S7, through the barriers around it.
+//! Every access is relaxed: neither word carries data. What the sleepers
+//! word orders is the store-buffering pair of S7, through the barriers
+//! around it.
 
 use super::ordering::RELAXED;
 use crate::sync::AtomicUsize;
@@ -27,18 +30,18 @@ use crossbeam_utils::CachePadded;
 const WANTED: usize = 1;
 /// Light barriers are full fences: always take the slow path (S7).
 const FALLBACK: usize = 2;
-/// One sleeping worker (S7); the count takes the bits above the flags.
-const ONE_SLEEPER: usize = 4;
 
-/// The attention words of every slot.
+/// The sleepers word and the attention word of every slot.
 pub(crate) struct Attention {
+    /// How many threads sleep (S7): written only by a sleep's start and
+    /// end, read by every `join` after its push.
+    sleepers: CachePadded<AtomicUsize>,
+    /// Each slot's flags (F3, S7), written by askers and by the slot's
+    /// owner answering, read by the owner's `join`s.
     words: Box<[CachePadded<AtomicUsize>]>,
-    /// The first `workers` words are the workers', raised by sleepers; the
-    /// spare slots' carry `FALLBACK`.
-    workers: usize,
 }
 
-/// What a `join` whose word was not zero must do (S7).
+/// What a `join` whose two words were not both zero must do (S7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Needs {
     /// Run S3/S4 on the counters, as every other push does.
@@ -51,24 +54,17 @@ pub(crate) struct Needs {
 }
 
 impl Attention {
-    /// Words for `slots` slots, of which the first `workers` are the
-    /// workers', nobody asleep, nothing asked. `fast` says whether a
-    /// `join`'s light barrier pairs with the sleepers' heavy one (M1); if
-    /// not, every word carries [`FALLBACK`] for good, and the spare slots'
-    /// words always do.
-    pub(crate) fn new(slots: usize, workers: usize, fast: bool) -> Self {
-        let initial = |slot| if fast && slot < workers { 0 } else { FALLBACK };
+    /// The words for `slots` slots, nobody asleep, nothing asked. `fast`
+    /// says whether a `join`'s light barrier pairs with the sleepers' heavy
+    /// one (M1); if not, every slot's word carries [`FALLBACK`] for good.
+    pub(crate) fn new(slots: usize, fast: bool) -> Self {
+        let initial = if fast { 0 } else { FALLBACK };
         Attention {
+            sleepers: CachePadded::new(AtomicUsize::new(0)),
             words: (0..slots)
-                .map(|slot| CachePadded::new(AtomicUsize::new(initial(slot))))
+                .map(|_| CachePadded::new(AtomicUsize::new(initial)))
                 .collect(),
-            workers,
         }
-    }
-
-    /// The words sleepers keep: the workers'.
-    fn workers_words(&self) -> &[CachePadded<AtomicUsize>] {
-        &self.words[..self.workers]
     }
 
     /// Slot `index`'s word, for its owner to read after each push (S7).
@@ -76,44 +72,50 @@ impl Attention {
         &self.words[index]
     }
 
-    /// What a word a `join` read asks of it, when it is not zero (the
-    /// fast path tests that itself).
-    pub(crate) fn needs(word: usize) -> Needs {
+    /// The sleepers word, for every `join` to read after its push (S7).
+    pub(crate) fn sleepers(&self) -> &AtomicUsize {
+        &self.sleepers
+    }
+
+    /// What a slot's `word` and the `sleepers` count a `join` read ask of
+    /// it, when they are not both zero (the fast path tests that itself).
+    pub(crate) fn needs(word: usize, sleepers: usize) -> Needs {
         Needs {
-            announce: word & !WANTED != 0,
+            announce: sleepers != 0 || word & FALLBACK != 0,
             promote: word & WANTED != 0,
-            fallback: word & FALLBACK != 0,
+            fallback: Self::fallback(word),
         }
     }
 
-    /// A worker (or spare) registers as sleeping: raise every worker's
-    /// word. Under the sleeper's own lock, after the counters' S1 and before the
+    /// Whether a slot's `word` says light barriers may not pair (S7).
+    pub(crate) fn fallback(word: usize) -> bool {
+        word & FALLBACK != 0
+    }
+
+    /// A worker (or spare) registers as sleeping: one more sleeper. Under
+    /// the sleeper's own lock, after the counters' S1 and before the
     /// sleeper's heavy barrier (S7).
     pub(crate) fn sleeper_in(&self) {
         // `--cfg stealpool_bug="sleeper_unannounced"`: sleepers leave the
-        // words alone, so a `join` that reads its word never learns of
+        // sleepers word alone, so a `join` that reads it never learns of
         // them (the mistake S7 rules out).
         if cfg!(stealpool_bug = "sleeper_unannounced") {
             return;
         }
-        for word in self.workers_words() {
-            super::probes::ATTENTION_WRITES.hit();
-            // S7: relaxed RMW; the heavy barrier that follows orders it.
-            word.fetch_add(ONE_SLEEPER, RELAXED);
-        }
+        super::probes::ATTENTION_WRITES.hit();
+        // S7: relaxed RMW; the heavy barrier that follows orders it.
+        self.sleepers.fetch_add(1, RELAXED);
     }
 
     /// A sleep registered by `sleeper_in` ended (woken, cancelled, or the
-    /// worker left): lower every worker's word. Under the sleeper's lock.
+    /// worker left): one sleeper less. Under the sleeper's lock.
     pub(crate) fn sleeper_out(&self) {
         if cfg!(stealpool_bug = "sleeper_unannounced") {
             return;
         }
-        for word in self.workers_words() {
-            super::probes::ATTENTION_WRITES.hit();
-            // S7: relaxed RMW; nothing is read through it.
-            word.fetch_sub(ONE_SLEEPER, RELAXED);
-        }
+        super::probes::ATTENTION_WRITES.hit();
+        // S7: relaxed RMW; nothing is read through it.
+        self.sleepers.fetch_sub(1, RELAXED);
     }
 
     /// Asks the owner of slot `victim` to promote a half (F3). Returns
@@ -124,7 +126,7 @@ impl Attention {
         if word.load(RELAXED) & WANTED != 0 {
             return true;
         }
-        // F3: relaxed RMW, so that the sleepers' counts are kept.
+        // F3: relaxed RMW, so that `FALLBACK` is kept.
         word.fetch_or(WANTED, RELAXED);
         false
     }
@@ -157,21 +159,23 @@ mod tests {
         fallback: true,
     };
 
+    /// What slot `index`'s `join` reads, as `push_join` reads it.
     fn needs(attention: &Attention, index: usize) -> Option<Needs> {
         let word = attention.word(index).load(RELAXED);
-        (word != 0).then(|| Attention::needs(word))
+        let sleepers = attention.sleepers().load(RELAXED);
+        (word | sleepers != 0).then(|| Attention::needs(word, sleepers))
     }
 
     #[test]
     fn a_quiet_pool_asks_nothing_of_a_join() {
-        let attention = Attention::new(3, 3, true);
+        let attention = Attention::new(3, true);
         assert_eq!(needs(&attention, 0), None);
         assert_eq!(needs(&attention, 2), None);
     }
 
     #[test]
-    fn every_word_announces_while_anyone_sleeps() {
-        let attention = Attention::new(3, 3, true);
+    fn every_slot_announces_while_anyone_sleeps() {
+        let attention = Attention::new(3, true);
         attention.sleeper_in();
         attention.sleeper_in();
         for index in 0..3 {
@@ -184,8 +188,24 @@ mod tests {
     }
 
     #[test]
-    fn a_request_reaches_one_owner_and_keeps_the_sleepers() {
-        let attention = Attention::new(2, 2, true);
+    fn a_sleep_writes_one_word_whatever_the_slots() {
+        let attention = Attention::new(64, true);
+        attention.sleeper_in();
+        for index in 0..64 {
+            assert_eq!(
+                attention.word(index).load(RELAXED),
+                0,
+                "slot {index}'s word written"
+            );
+        }
+        assert_eq!(attention.sleepers().load(RELAXED), 1);
+        attention.sleeper_out();
+        assert_eq!(attention.sleepers().load(RELAXED), 0);
+    }
+
+    #[test]
+    fn a_request_reaches_one_owner_beside_the_sleepers() {
+        let attention = Attention::new(2, true);
         attention.sleeper_in();
         assert!(!attention.ask(1), "the first ask is new");
         assert!(attention.ask(1), "the second sees the first unanswered");
@@ -196,25 +216,21 @@ mod tests {
         attention.sleeper_out();
         assert_eq!(needs(&attention, 1), None);
         assert!(!attention.ask(1), "answered, so asking is new again");
-    }
-
-    #[test]
-    fn spare_slots_always_announce_and_sleepers_leave_them_alone() {
-        let attention = Attention::new(3, 1, true);
-        assert_eq!(needs(&attention, 0), None);
-        assert_eq!(needs(&attention, 2), Some(FALLING_BACK));
-        attention.sleeper_in();
-        assert_eq!(needs(&attention, 0), Some(ANNOUNCE));
-        assert_eq!(needs(&attention, 2), Some(FALLING_BACK));
-        attention.sleeper_out();
-        assert_eq!(attention.word(1).load(RELAXED), FALLBACK);
-        assert_eq!(needs(&attention, 0), None);
+        assert_eq!(
+            needs(&attention, 1),
+            Some(Needs {
+                announce: false,
+                promote: true,
+                fallback: false,
+            })
+        );
     }
 
     #[test]
     fn without_paired_barriers_every_join_announces() {
-        let attention = Attention::new(2, 2, false);
+        let attention = Attention::new(2, false);
         assert_eq!(needs(&attention, 0), Some(FALLING_BACK));
+        assert!(Attention::fallback(attention.word(1).load(RELAXED)));
         attention.ask(0);
         assert_eq!(
             needs(&attention, 0),

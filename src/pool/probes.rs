@@ -28,8 +28,9 @@ pub static SLEEPER_LOCKS: Probe = Probe::new();
 /// every worker writes (every RMW attempt, a failed CAS included).
 pub static COUNTERS_WRITES: Probe = Probe::new();
 
-/// S7: writes of attention words by a sleep's start or end, one per
-/// worker's word: every sleeper writes every worker's word.
+/// S7: writes of the sleepers word by a sleep's start or end, one at
+/// each, whatever the number of workers (no sleep writes a slot's
+/// attention word).
 pub static ATTENTION_WRITES: Probe = Probe::new();
 
 /// S9: sleeps that reached their wait (registered, final check empty,

@@ -17,9 +17,9 @@
 //!
 //! S2 and S3 forbid store buffering: either the sleeper's final check sees
 //! the new work, or the producer sees the sleeper registered and wakes it.
-//! A `join` reads its slot's attention word instead of the counters (S7):
-//! every sleeper raises every word before its barrier, so the word is zero
-//! only while nobody sleeps.
+//! A `join` reads the sleepers word instead of the counters (S7): every
+//! sleeper counts itself there before its barrier, and only sleeps write
+//! it, one write at each end of a sleep.
 //! There is no lock shared by all workers on the sleep or wake path: each
 //! slot has its own lock and condition variable, and the counts of
 //! `block_in_place` have a lock of their own (`accounts`), taken by a
@@ -116,8 +116,8 @@ pub(crate) struct Sleep {
     /// for good, and the spare threads holding a slot (X2, W2). Changed
     /// and read only under the accounts lock.
     members: AtomicUsize,
-    /// Each slot's attention word, which `join` reads in place of
-    /// `counters` (S7): every sleeper is counted in every worker's word.
+    /// The sleepers word, which `join` reads in place of `counters`, and
+    /// each slot's attention word (S7, F3).
     pub(crate) attention: Attention,
 }
 
@@ -138,12 +138,11 @@ impl Sleep {
             workers,
             max_searching: workers.div_ceil(2),
             members: AtomicUsize::new(workers),
-            // S7: the words need a light barrier that pairs with the
-            // sleepers' heavy one; under the model checkers both are
-            // `fence(SeqCst)` (M1), so they check the words' protocol.
+            // S7: the sleepers word needs a light barrier that pairs with
+            // the sleepers' heavy one; under the model checkers both are
+            // `fence(SeqCst)` (M1), so they check its protocol.
             attention: Attention::new(
                 slots,
-                workers,
                 expedited || cfg!(any(feature = "loom", feature = "shuttle")),
             ),
         }
@@ -368,8 +367,9 @@ impl Sleep {
             ONE_SLEEPING
         };
         self.change(change);
-        // S7: and in every slot's attention word, also before S2, so that
-        // a `join` that reads only its word cannot miss this sleeper.
+        // S7: and in the sleepers word, also before S2, so that a `join`
+        // that reads that word in place of the counters cannot miss this
+        // sleeper.
         self.attention.sleeper_in();
         // S6: announce the sleep on the latch, under the slot's lock: a
         // setter that sees `SLEEPING` takes this lock to wake us, so it
@@ -410,7 +410,7 @@ impl Sleep {
                 slot.set_asleep(false);
                 // S1: leave the pool: no longer sleeping, not searching.
                 self.change(ONE_SLEEPING.wrapping_neg());
-                // S7: nor in the attention words.
+                // S7: nor in the sleepers word.
                 self.attention.sleeper_out();
                 drop(guard);
                 self.release_workers(release);

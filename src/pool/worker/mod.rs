@@ -162,6 +162,9 @@ pub(crate) struct WorkerThread {
     /// This slot's attention word, read at every `join` (S7, F3): its
     /// address, so that the read is one load.
     attention: *const AtomicUsize,
+    /// The pool's sleepers word, read at every `join` beside `attention`
+    /// (S7): its address, for the same reason.
+    sleepers: *const AtomicUsize,
     /// `index` as a `join` half's latch carries it (J4).
     latch_owner: LatchOwner,
     /// `Builder::max_pending_joins` (F6): past this many pending halves, a
@@ -238,6 +241,7 @@ impl WorkerThread {
     pub(crate) fn new(index: usize, deques: Deques, registry: Arc<Registry>) -> WorkerThread {
         let (local, joins, levels) = deques;
         let attention: *const AtomicUsize = registry.sleep.attention.word(index);
+        let sleepers: *const AtomicUsize = registry.sleep.attention.sleepers();
         WorkerThread {
             index,
             local,
@@ -254,6 +258,7 @@ impl WorkerThread {
             beneath_joins: Cell::new(i64::MIN),
             beneath_local: Cell::new(i64::MIN),
             attention,
+            sleepers,
             latch_owner: LatchOwner::of(index),
             max_pending_joins: registry.max_pending_joins,
             registry,
@@ -272,6 +277,22 @@ impl WorkerThread {
         // SAFETY: it points into `self.registry`, which lives as long as
         // `self` holds it.
         unsafe { &*self.attention }
+    }
+
+    /// The pool's sleepers word (S7).
+    #[inline]
+    fn sleepers(&self) -> &AtomicUsize {
+        // SAFETY: as `attention`.
+        unsafe { &*self.sleepers }
+    }
+
+    /// S7's two relaxed loads after a push, or where F6 asks: this slot's
+    /// attention word and the sleepers word. Both zero: nobody sleeps,
+    /// nobody asks (F3), and light barriers pair.
+    #[inline(always)]
+    fn attention_and_sleepers(&self) -> (usize, usize) {
+        // S7: relaxed; after a push, S3 makes both recent enough.
+        (self.attention().load(RELAXED), self.sleepers().load(RELAXED))
     }
 
     /// The body of worker thread `index`: runs jobs until the pool shuts down
@@ -382,9 +403,12 @@ impl WorkerThread {
             return true;
         }
         // F6: `len` is two relaxed loads (D12); a stale `top` only
-        // overstates the count. The attention word is S7's relaxed load:
-        // zero when nobody sleeps, nobody asks (F3) and light barriers pair.
-        self.joins.len() >= self.max_pending_joins && self.attention().load(RELAXED) == 0
+        // overstates the count. Then S7's two relaxed loads: both zero
+        // when nobody sleeps, nobody asks (F3) and light barriers pair.
+        self.joins.len() >= self.max_pending_joins && {
+            let (word, sleepers) = self.attention_and_sleepers();
+            word | sleepers == 0
+        }
     }
 
     /// Records a `join`'s second half (F1): on the owner-biased deque, with
@@ -399,24 +423,26 @@ impl WorkerThread {
         // until this half runs; a sleeper must then take it (F5). Known
         // light: a word without `FALLBACK` means light barriers pair (S7).
         barrier_known(PRODUCER_FENCE, true);
-        // S7: relaxed; S3 makes it recent enough. Zero: nobody sleeps,
-        // nobody asks (F3), and light barriers pair.
-        let word = self.attention().load(RELAXED);
-        if word != 0 {
-            return self.attend(word, index);
+        // S7: the slot's word and the sleepers word, relaxed; S3 makes
+        // them recent enough. Both zero: nobody sleeps, nobody asks (F3),
+        // and light barriers pair. One branch for both.
+        let (word, sleepers) = self.attention_and_sleepers();
+        if word | sleepers != 0 {
+            return self.attend(word, sleepers, index);
         }
         index
     }
 
-    /// The attention word after a push was not zero (S7): announce the
-    /// half to the counters as every push does (S3, S4), and promote one
-    /// if asked (F3). Returns `index`, or `Worker::NO_INDEX` if the word
-    /// says light barriers may not pair, so that the take-back does not
-    /// take it as known that they do (D15 through `pop_biased`).
+    /// The words read after a push were not both zero (S7): announce the
+    /// half to the counters as every push does (S3, S4) if a thread sleeps,
+    /// and promote one if asked (F3). Returns `index`, or
+    /// `Worker::NO_INDEX` if the slot's word says light barriers may not
+    /// pair, so that the take-back does not take it as known that they do
+    /// (D15 through `pop_biased`).
     #[cold]
     #[inline(never)]
-    fn attend(&self, word: usize, index: i64) -> i64 {
-        let needs = Attention::needs(word);
+    fn attend(&self, word: usize, sleepers: usize, index: i64) -> i64 {
+        let needs = Attention::needs(word, sleepers);
         if needs.announce {
             self.registry.sleep.new_work();
         }
@@ -452,7 +478,7 @@ impl WorkerThread {
         debug_assert!(
             index == Worker::<JobRef>::NO_INDEX
                 // S7: relaxed; `FALLBACK` never changes after the pool's build.
-                || !Attention::needs(self.attention().load(RELAXED)).fallback,
+                || !Attention::fallback(self.attention().load(RELAXED)),
             "a take-back trusts light barriers in a slot whose word has FALLBACK"
         );
         // SAFETY: a `JobRef` needs no drop; the rest is the caller's. An
