@@ -434,8 +434,9 @@ impl WorkerThread {
     }
 
     /// The words read after a push were not both zero (S7): announce the
-    /// half to the counters as every push does (S3, S4) if a thread sleeps,
-    /// and promote one if asked (F3). Returns `index`, or
+    /// half to the counters as every push does (S3, S4) if a thread sleeps
+    /// or the slot's word has `FALLBACK`, and promote one if asked (F3).
+    /// Returns `index`, or
     /// `Worker::NO_INDEX` if the slot's word says light barriers may not
     /// pair, so that the take-back does not take it as known that they do
     /// (D15 through `pop_biased`).
