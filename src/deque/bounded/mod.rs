@@ -36,6 +36,7 @@ use crossbeam_utils::CachePadded;
 use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::ptr;
 
 use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};

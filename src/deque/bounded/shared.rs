@@ -4,25 +4,112 @@
 
 use super::*;
 
-/// An element in its box; aligned so that its address is even.
-#[repr(align(4))]
-pub(super) struct Item<T>(T);
-
-#[inline(always)]
-pub(super) fn into_word<T>(value: T) -> *mut () {
-    Box::into_raw(Box::new(Item(value))).cast()
+/// An element's cell (G10): the element while it travels, or, on the
+/// owner's free list, the next free cell. Aligned so that its address is
+/// a multiple of 4: a request word holding it is even (G2).
+#[repr(C, align(4))]
+pub(super) union Item<T> {
+    value: ManuallyDrop<T>,
+    next: *mut Item<T>,
 }
 
+/// A fresh cell holding `value`, as a word (G10: the owner's push when its
+/// free list is empty).
+#[cold]
+#[inline(never)]
+pub(super) fn into_word<T>(value: T) -> *mut () {
+    Box::into_raw(Box::new(Item {
+        value: ManuallyDrop::new(value),
+    }))
+    .cast()
+}
+
+/// Writes `value` into a free cell and returns it as a word (G10).
+///
 /// # Safety
 ///
-/// `word` came from `into_word::<T>` and is turned back once.
+/// `cell` is a free cell of the owner's list: no other thread reads it.
 #[inline(always)]
-pub(super) unsafe fn from_word<T>(word: *mut ()) -> T {
+pub(super) unsafe fn refill<T>(cell: *mut Item<T>, value: T) -> *mut () {
+    // SAFETY: the caller's contract; a union field is written whole.
+    unsafe { ptr::addr_of_mut!((*cell).value).write(ManuallyDrop::new(value)) };
+    cell.cast()
+}
+
+/// Checks, in the checkers' builds and debug builds, that `word` is an
+/// element's cell.
+#[inline(always)]
+fn check_word(word: *mut ()) {
     #[cfg(any(feature = "loom", feature = "shuttle"))]
     assert!(!word.is_null() && word.addr() & 3 == 0, "not an element word");
     debug_assert!(!word.is_null() && word.addr() & 3 == 0, "not an element word");
+}
+
+/// Moves the element out of `word`'s cell and frees the cell (G10: a
+/// thief's steal, the drop of a deque).
+///
+/// # Safety
+///
+/// `word` came from `into_word::<T>` or `refill::<T>`, holds an element,
+/// and is turned back once.
+#[inline(always)]
+pub(super) unsafe fn from_word<T>(word: *mut ()) -> T {
+    check_word(word);
+    // SAFETY: the caller's contract: the cell is ours alone and holds an
+    // element; dropping the box frees the cell and drops no field (a
+    // union's fields have no drop glue run).
+    let mut cell = unsafe { Box::from_raw(word.cast::<Item<T>>()) };
+    unsafe { ManuallyDrop::take(&mut cell.value) }
+}
+
+/// Moves the element out of `word`'s cell and returns the cell, now free
+/// (G10: the owner's pop).
+///
+/// # Safety
+///
+/// As [`from_word`]; the caller then owns the free cell.
+#[inline(always)]
+pub(super) unsafe fn empty_cell<T>(word: *mut ()) -> (T, *mut Item<T>) {
+    check_word(word);
+    let cell = word.cast::<Item<T>>();
     // SAFETY: the caller's contract.
-    unsafe { Box::from_raw(word.cast::<Item<T>>()) }.0
+    let value = unsafe { ManuallyDrop::take(&mut (*cell).value) };
+    (value, cell)
+}
+
+/// Links `cell` in front of `head` (G10).
+///
+/// # Safety
+///
+/// `cell` is free and the caller's alone.
+#[inline(always)]
+pub(super) unsafe fn link<T>(cell: *mut Item<T>, head: *mut Item<T>) {
+    // SAFETY: the caller's contract.
+    unsafe { ptr::addr_of_mut!((*cell).next).write(head) };
+}
+
+/// The cell after `cell` on a free list (G10).
+///
+/// # Safety
+///
+/// `cell` is on the caller's free list.
+#[inline(always)]
+pub(super) unsafe fn next<T>(cell: *mut Item<T>) -> *mut Item<T> {
+    // SAFETY: the caller's contract: the cell's `next` was written last.
+    unsafe { (*cell).next }
+}
+
+/// Frees every cell of a free list (G10).
+///
+/// # Safety
+///
+/// The list is the caller's alone; its cells hold no element.
+pub(super) unsafe fn free_cells<T>(mut head: *mut Item<T>) {
+    while !head.is_null() {
+        // SAFETY: the caller's contract; each cell came from a box.
+        let cell = unsafe { Box::from_raw(head) };
+        head = unsafe { cell.next };
+    }
 }
 
 /// The most rounds any finished request of this process ran (T1: a
@@ -57,7 +144,7 @@ unsafe impl<T: Send> Sync for Shared<T> {}
 impl<T> Shared<T> {
     /// Runs `slot`'s request to its end: announce (G2), then rounds until
     /// its bit is clear.
-    pub(super) fn request(&self, slot: usize) -> Steal<T> {
+    pub(super) fn request(&self, slot: usize) -> (Option<*mut ()>, usize) {
         self.announce(slot);
         self.serve(slot)
     }
@@ -72,8 +159,10 @@ impl<T> Shared<T> {
         self.top.fetch_or(bit(slot), ANNOUNCE);
     }
 
-    /// The rounds of a request announced by `slot` (G1).
-    pub(super) fn serve(&self, slot: usize) -> Steal<T> {
+    /// The rounds of a request announced by `slot` (G1): the element's
+    /// word delivered to it, or `None` (withdrawn: `Empty`), and the number
+    /// of rounds it ran.
+    pub(super) fn serve(&self, slot: usize) -> (Option<*mut ()>, usize) {
         let mut rounds = 0;
         loop {
             rounds += 1;
@@ -113,8 +202,8 @@ impl<T> Shared<T> {
         }
     }
 
-    /// The end of `slot`'s request: the delivered element, or `Empty`.
-    pub(super) fn take_result(&self, slot: usize, rounds: usize) -> Steal<T> {
+    /// The end of `slot`'s request: the delivered element's word, or `None`.
+    pub(super) fn take_result(&self, slot: usize, rounds: usize) -> (Option<*mut ()>, usize) {
         debug_assert!(
             rounds <= ROUND_BOUND,
             "{rounds} rounds, above the bound {ROUND_BOUND}"
@@ -133,13 +222,9 @@ impl<T> Shared<T> {
         let word = self.requests[slot].load(RESULT_LOAD);
         // G2: our own word; no helper compares against the idle one.
         self.requests[slot].store(ptr::without_provenance_mut(IDLE), OWN_WORD);
-        if is_pending(word) {
-            Steal::Empty
-        } else {
-            // SAFETY: a delivered word is an element claimed for this
-            // request alone (G6), delivered once (G4).
-            Steal::Success(unsafe { from_word(word) })
-        }
+        // A delivered word is an element claimed for this request alone
+        // (G6), delivered once (G4): the caller's to take.
+        (if is_pending(word) { None } else { Some(word) }, rounds)
     }
 
     /// G4, G9: delivers the claim tagged in `current` and clears the tag.

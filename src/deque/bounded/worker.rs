@@ -29,6 +29,9 @@ pub struct BoundedWorker<T> {
     pub(super) slots: Cell<OwnerView>,
     /// `push` writes below this index without loading `top` (G8).
     pub(super) push_limit: Cell<i64>,
+    /// The owner's free cells (G10): each held an element the owner popped;
+    /// `push` fills one before it allocates.
+    pub(super) free_cells: Cell<*mut Item<T>>,
 }
 
 // SAFETY: the unique owner handle; moving it moves the owner role. The
@@ -89,6 +92,7 @@ impl<T> BoundedWorker<T> {
             // SAFETY: the buffer lives as long as the deque (R1).
             slots: Cell::new(unsafe { (*buffer).owner_view() }),
             push_limit: Cell::new(0),
+            free_cells: Cell::new(ptr::null_mut()),
         }
     }
 
@@ -175,7 +179,17 @@ impl<T> BoundedWorker<T> {
     #[inline]
     pub fn push(&self, value: T) {
         let shared = &*self.shared;
-        let word = into_word(value);
+        // G10: a free cell of ours if there is one, else a new one.
+        let cell = self.free_cells.get();
+        let word = if cell.is_null() {
+            into_word(value)
+        } else {
+            // SAFETY: a cell on our free list is ours alone (G10).
+            unsafe {
+                self.free_cells.set(next(cell));
+                refill(cell, value)
+            }
+        };
         // G8: our own `bottom`.
         let bottom = shared.bottom.load(OWNER_LOCAL);
         let mut slots = self.slots.get();
@@ -249,7 +263,7 @@ impl<T> BoundedWorker<T> {
         if left > 0 {
             // More than one element: no claim can reach index `bottom`.
             // SAFETY: index `bottom` is ours (G8).
-            return Some(unsafe { from_word(self.slots.get().read(bottom)) });
+            return Some(unsafe { self.take(self.slots.get().read(bottom)) });
         }
         if left < 0 {
             // G8: thieves took index `bottom` too: put `bottom` back.
@@ -261,10 +275,11 @@ impl<T> BoundedWorker<T> {
         // only a claim from a round that read `bottom` before can still take
         // it. The owner's request, decided by a claim or a withdrawal like a
         // thief's (G6, G5), settles between the two within the round bound.
-        let taken = match shared.request(OWNER) {
+        let taken = match shared.request(OWNER).0 {
             // A claim of index `bottom` served the owner.
-            Steal::Success(value) => Some(value),
-            _ => {
+            // SAFETY: delivered to us alone (G4).
+            Some(word) => Some(unsafe { self.take(word) }),
+            None => {
                 // Withdrawn. G8: relaxed; our rounds read `top` after the
                 // withdrawal, and no claim of index `bottom` comes after it
                 // (G5), so `top` is still at `bottom` unless a claim for
@@ -272,7 +287,7 @@ impl<T> BoundedWorker<T> {
                 if index(shared.top.load(OWNER_LOCAL)) == low(bottom) {
                     // SAFETY: index `bottom` is ours (G8): the deque is
                     // empty, `top` at `bottom`, as after any pop.
-                    return Some(unsafe { from_word(self.slots.get().read(bottom)) });
+                    return Some(unsafe { self.take(self.slots.get().read(bottom)) });
                 }
                 None
             }
@@ -280,6 +295,33 @@ impl<T> BoundedWorker<T> {
         // G8: index `bottom` left through `top`: put `bottom` back at it.
         shared.bottom.store(bottom + 1, STORE_BOTTOM);
         taken
+    }
+}
+
+impl<T> BoundedWorker<T> {
+    /// Moves the element out of `word`'s cell and puts the cell on our
+    /// free list (G10).
+    ///
+    /// # Safety
+    ///
+    /// `word` is an element's cell that left the deque to the owner: an
+    /// index it popped, or a delivery to its request.
+    #[inline(always)]
+    unsafe fn take(&self, word: *mut ()) -> T {
+        // SAFETY: the caller's contract: the cell is ours now (G10).
+        unsafe {
+            let (value, cell) = empty_cell::<T>(word);
+            link(cell, self.free_cells.get());
+            self.free_cells.set(cell);
+            value
+        }
+    }
+}
+
+impl<T> Drop for BoundedWorker<T> {
+    fn drop(&mut self) {
+        // SAFETY: the free list is ours alone and its cells are empty (G10).
+        unsafe { free_cells(self.free_cells.get()) };
     }
 }
 
