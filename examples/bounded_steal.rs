@@ -297,7 +297,7 @@ fn owner() {
                 n,
             );
             println!(
-                "| {n} | [u64; 2] (boxed by both), run {repeat} | {today:.1} | {new:.1} | {:.2} |",
+                "| {n} | [u64; 2] (boxed by both), run {repeat} | {today:.2} | {new:.2} | {:.2} |",
                 new / today
             );
         }
@@ -330,7 +330,7 @@ fn owner() {
             n,
         );
         println!(
-            "| {n} | u64 (a word for Worker, boxed by BoundedWorker) | {today:.1} | {new:.1} | {:.2} |",
+            "| {n} | u64 (a word for both) | {today:.2} | {new:.2} | {:.2} |",
             new / today
         );
     }

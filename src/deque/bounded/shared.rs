@@ -4,112 +4,25 @@
 
 use super::*;
 
-/// An element's cell (G10): the element while it travels, or, on the
-/// owner's free list, the next free cell. Aligned so that its address is
-/// a multiple of 4: a request word holding it is even (G2).
-#[repr(C, align(4))]
-pub(super) union Item<T> {
-    value: ManuallyDrop<T>,
-    next: *mut Item<T>,
-}
-
-/// A fresh cell holding `value`, as a word (G10: the owner's push when its
-/// free list is empty).
-#[cold]
-#[inline(never)]
-pub(super) fn into_word<T>(value: T) -> *mut () {
-    Box::into_raw(Box::new(Item {
-        value: ManuallyDrop::new(value),
-    }))
-    .cast()
-}
-
-/// Writes `value` into a free cell and returns it as a word (G10).
-///
-/// # Safety
-///
-/// `cell` is a free cell of the owner's list: no other thread reads it.
+/// Checks, in the checkers' builds, that a boxed element's word is not
+/// null (a slot read before the push's write reaches the reader).
 #[inline(always)]
-pub(super) unsafe fn refill<T>(cell: *mut Item<T>, value: T) -> *mut () {
-    // SAFETY: the caller's contract; a union field is written whole.
-    unsafe { ptr::addr_of_mut!((*cell).value).write(ManuallyDrop::new(value)) };
-    cell.cast()
-}
-
-/// Checks, in the checkers' builds and debug builds, that `word` is an
-/// element's cell.
-#[inline(always)]
-fn check_word(word: *mut ()) {
+pub(super) fn check_word<T>(word: *mut ()) {
     #[cfg(any(feature = "loom", feature = "shuttle"))]
-    assert!(!word.is_null() && word.addr() & 3 == 0, "not an element word");
-    debug_assert!(!word.is_null() && word.addr() & 3 == 0, "not an element word");
+    assert!(!is_boxed::<T>() || !word.is_null(), "not an element word");
+    debug_assert!(!is_boxed::<T>() || !word.is_null(), "not an element word");
 }
 
-/// Moves the element out of `word`'s cell and frees the cell (G10: a
-/// thief's steal, the drop of a deque).
+/// Takes back an element's word (element.rs: as itself, or unboxed).
 ///
 /// # Safety
 ///
-/// `word` came from `into_word::<T>` or `refill::<T>`, holds an element,
-/// and is turned back once.
+/// `word` is the word of one element, taken back once.
 #[inline(always)]
-pub(super) unsafe fn from_word<T>(word: *mut ()) -> T {
-    check_word(word);
-    // SAFETY: the caller's contract: the cell is ours alone and holds an
-    // element; dropping the box frees the cell and drops no field (a
-    // union's fields have no drop glue run).
-    let mut cell = unsafe { Box::from_raw(word.cast::<Item<T>>()) };
-    unsafe { ManuallyDrop::take(&mut cell.value) }
-}
-
-/// Moves the element out of `word`'s cell and returns the cell, now free
-/// (G10: the owner's pop).
-///
-/// # Safety
-///
-/// As [`from_word`]; the caller then owns the free cell.
-#[inline(always)]
-pub(super) unsafe fn empty_cell<T>(word: *mut ()) -> (T, *mut Item<T>) {
-    check_word(word);
-    let cell = word.cast::<Item<T>>();
+pub(super) unsafe fn element<T>(word: *mut ()) -> T {
+    check_word::<T>(word);
     // SAFETY: the caller's contract.
-    let value = unsafe { ManuallyDrop::take(&mut (*cell).value) };
-    (value, cell)
-}
-
-/// Links `cell` in front of `head` (G10).
-///
-/// # Safety
-///
-/// `cell` is free and the caller's alone.
-#[inline(always)]
-pub(super) unsafe fn link<T>(cell: *mut Item<T>, head: *mut Item<T>) {
-    // SAFETY: the caller's contract.
-    unsafe { ptr::addr_of_mut!((*cell).next).write(head) };
-}
-
-/// The cell after `cell` on a free list (G10).
-///
-/// # Safety
-///
-/// `cell` is on the caller's free list.
-#[inline(always)]
-pub(super) unsafe fn next<T>(cell: *mut Item<T>) -> *mut Item<T> {
-    // SAFETY: the caller's contract: the cell's `next` was written last.
-    unsafe { (*cell).next }
-}
-
-/// Frees every cell of a free list (G10).
-///
-/// # Safety
-///
-/// The list is the caller's alone; its cells hold no element.
-pub(super) unsafe fn free_cells<T>(mut head: *mut Item<T>) {
-    while !head.is_null() {
-        // SAFETY: the caller's contract; each cell came from a box.
-        let cell = unsafe { Box::from_raw(head) };
-        head = unsafe { cell.next };
-    }
+    unsafe { from_word(word) }
 }
 
 /// The most rounds any finished request of this process ran (T1: a
@@ -153,15 +66,16 @@ impl<T> Shared<T> {
     pub(super) fn announce(&self, slot: usize) {
         // G1: the index every claim for this request will be at or above.
         let start = index(self.top.load(TOP_LOAD));
-        // G2: our own word; published by the announce below.
+        // G2: our own word; published by the announce below, and released
+        // to the owner's scan (G10).
         self.requests[slot].store(pending(start), OWN_WORD);
         // G2: release, so a helper that reads the bit sees the word.
         self.top.fetch_or(bit(slot), ANNOUNCE);
     }
 
-    /// The rounds of a request announced by `slot` (G1): the element's
-    /// word delivered to it, or `None` (withdrawn: `Empty`), and the number
-    /// of rounds it ran.
+    /// The rounds of a request announced by `slot` (G1): the word of the
+    /// element claimed for it, or `None` (withdrawn: `Empty`), and the
+    /// number of rounds it ran.
     pub(super) fn serve(&self, slot: usize) -> (Option<*mut ()>, usize) {
         let mut rounds = 0;
         loop {
@@ -202,7 +116,8 @@ impl<T> Shared<T> {
         }
     }
 
-    /// The end of `slot`'s request: the delivered element's word, or `None`.
+    /// The end of `slot`'s request: the word of the element claimed for it,
+    /// or `None`.
     pub(super) fn take_result(&self, slot: usize, rounds: usize) -> (Option<*mut ()>, usize) {
         debug_assert!(
             rounds <= ROUND_BOUND,
@@ -220,11 +135,45 @@ impl<T> Shared<T> {
         }
         // G4: acquire the delivery, if there was one.
         let word = self.requests[slot].load(RESULT_LOAD);
-        // G2: our own word; no helper compares against the idle one.
+        if is_pending(word) {
+            // G10: our own word, released to the owner's scan.
+            self.requests[slot].store(ptr::without_provenance_mut(IDLE), OWN_WORD);
+            return (None, rounds);
+        }
+        // A delivered index was claimed for this request alone (G6) and
+        // delivered once (G4): its element is ours.
+        (Some(self.consume(slot, word)), rounds)
+    }
+
+    /// G10: takes the element delivered to `slot` (`word`, its request
+    /// word): from its slot, unless the owner moved it into a box first.
+    fn consume(&self, slot: usize, word: *mut ()) -> *mut () {
+        let mut word = word;
+        if is_delivered(word) {
+            // G10: acquire the buffer; the delivered index is intact in it
+            // until our word stops naming it.
+            let buffer = self.buffer.load(LOAD_BUFFER);
+            // SAFETY: buffers live as long as the deque, which we hold.
+            let element = unsafe { (*buffer).read(delivered_index(word) as i64) };
+            // G10: the element is ours if our word still names its index:
+            // release our read of the slot to the owner's scan; on failure,
+            // acquire the box the owner moved the element into.
+            match self.requests[slot].compare_exchange(
+                word,
+                ptr::without_provenance_mut(IDLE),
+                CONSUME,
+                CONSUME_FAILURE,
+            ) {
+                Ok(_) => return element,
+                Err(now) => word = now,
+            }
+        }
+        debug_assert!(is_evicted(word), "a request word neither delivered nor evicted");
+        // G10: the owner's box; our word is ours again.
         self.requests[slot].store(ptr::without_provenance_mut(IDLE), OWN_WORD);
-        // A delivered word is an element claimed for this request alone
-        // (G6), delivered once (G4): the caller's to take.
-        (if is_pending(word) { None } else { Some(word) }, rounds)
+        // SAFETY: an evicted word is a box the owner made for this delivery
+        // alone, taken once (G10).
+        *unsafe { Box::from_raw(word.cast::<*mut ()>()) }
     }
 
     /// G4, G9: delivers the claim tagged in `current` and clears the tag.
@@ -234,13 +183,10 @@ impl<T> Shared<T> {
         // G7: acquire a delivery already made.
         let word = self.requests[slot].load(REQUEST_LOAD);
         if is_pending(word) && diff(claimed, pending_start(word)) >= 0 {
-            // G8: acquire the buffer; index `claimed` is intact in it.
-            let buffer = self.buffer.load(LOAD_BUFFER);
-            // SAFETY: buffers live as long as the deque, which we hold.
-            let element = unsafe { (*buffer).read(claimed as i64) };
-            // G4: deliver, once: only the first CAS from the pending word
-            // succeeds, and a later request is pending since a higher index.
-            let _ = self.requests[slot].compare_exchange(word, element, DELIVER, CAS_FAILURE);
+            // G4: deliver the index, once: only the first CAS from the
+            // pending word succeeds, and a later request is pending since a
+            // higher index.
+            let _ = self.requests[slot].compare_exchange(word, delivered(claimed), DELIVER, CAS_FAILURE);
         }
         // G9: release the delivery to whoever reads the cleared word.
         let _ = self
@@ -265,8 +211,10 @@ impl<T> Drop for Shared<T> {
         let bottom = self.bottom.load(OWNER_LOCAL);
         let buffer = self.buffer.load(OWNER_LOCAL);
         let first = bottom - diff(low(bottom), index(top));
-        // SAFETY (all three): each word dropped here is an element that left
-        // neither by a pop nor by a delivered steal, dropped once.
+        // SAFETY (all): each word dropped here is an element that left
+        // neither by a pop nor by a steal that took it, dropped once; the
+        // buffer holds every index in `first - 1..bottom` and every
+        // delivered index not yet evicted (G8, G10).
         if tag(top) != 0 {
             // A claim not delivered: its element is still in its slot.
             // G8: relaxed, as above.
@@ -280,10 +228,14 @@ impl<T> Drop for Shared<T> {
             drop(unsafe { from_word::<T>((*buffer).read(index)) });
         }
         for request in self.requests.iter() {
-            // G8: relaxed, as above; a delivered element is dropped here.
+            // G8: relaxed, as above: an element delivered and not taken.
             let word = request.load(OWNER_LOCAL);
-            if !is_pending(word) && word.addr() != IDLE {
-                drop(unsafe { from_word::<T>(word) });
+            if is_delivered(word) {
+                let at = first + diff(delivered_index(word), low(first));
+                drop(unsafe { from_word::<T>((*buffer).read(at)) });
+            } else if is_evicted(word) {
+                let boxed = unsafe { Box::from_raw(word.cast::<*mut ()>()) };
+                drop(unsafe { from_word::<T>(*boxed) });
             }
         }
         // SAFETY: no handle is left.

@@ -88,10 +88,9 @@ impl<T> BoundedStealer<T> {
     /// A request's outcome as a steal's.
     fn outcome(word: Option<*mut ()>) -> Steal<T> {
         match word {
-            // SAFETY: a delivered word is an element claimed for this
-            // request alone (G6), delivered once (G4); the thief frees its
-            // cell (G10).
-            Some(word) => Steal::Success(unsafe { from_word(word) }),
+            // SAFETY: the element of an index claimed for this request
+            // alone (G6), delivered once (G4) and taken once (G10).
+            Some(word) => Steal::Success(unsafe { element(word) }),
             None => Steal::Empty,
         }
     }
@@ -152,6 +151,15 @@ impl<T> BoundedStealer<T> {
     pub fn most_rounds() -> usize {
         // T1: a statistic, read after the runs that counted.
         MOST_ROUNDS.count()
+    }
+}
+
+impl<T> BoundedStealer<T> {
+    /// [`finish_steal`](Self::finish_steal) in every build, for the unit
+    /// tests.
+    #[cfg(test)]
+    pub(super) fn finish_steal_any(&self) -> Steal<T> {
+        Self::outcome(self.shared.serve(self.slot).0)
     }
 }
 
