@@ -37,7 +37,7 @@
 use super::buffer::{Buffer, OwnerView};
 use super::element::{from_word, into_word, is_boxed};
 use super::Steal;
-use crate::sync::{Arc, AtomicI64, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{Arc, AtomicI64, AtomicPtr, AtomicU64, AtomicUsize, Ordering, UnsafeCell};
 use crate::weaken::{fence, orderings};
 use crossbeam_utils::CachePadded;
 use std::cell::Cell;
@@ -108,6 +108,12 @@ orderings! {
     /// G8: a requester's load of the buffer pointer (G10). Acquire, the
     /// other side.
     LOAD_BUFFER: Ordering = Acquire, weakened "bounded_load_buffer" => Relaxed;
+    /// G10: a requester's store of its own word (pending, then idle).
+    /// Release: the owner's scan (acquire) that reads it then knows that
+    /// every slot read of the requester's earlier requests is done (a
+    /// relaxed store would start no release sequence). The pending store is
+    /// published to helpers by the announce (G2), not by this.
+    OWN_WORD: Ordering = Release, weakened "bounded_own_word" => Relaxed;
     /// G10: the requester's CAS of its word from the delivered index to
     /// idle once it read the slot. Release: the owner's scan that reads
     /// idle (or anything later) overwrites the slot only after the read.
@@ -130,13 +136,6 @@ orderings! {
     EVICT_FAILURE: Ordering = Acquire, weakened "bounded_evict_failure" => Relaxed;
 }
 
-/// G2, G10: a requester's store of its own word (pending, then idle).
-/// Release: the pending store is published by the announce (G2) anyway;
-/// release so that the owner's scan (G10, acquire), reading it, knows that
-/// every slot read of the requester's earlier requests is done (a relaxed
-/// store would start no release sequence). Also the first look at `free`
-/// (relaxed would do; the CAS acquires).
-const OWN_WORD: Ordering = Release;
 /// G2: the first, relaxed look at `free`; the CAS that takes a slot
 /// acquires.
 const FREE_LOOK: Ordering = Relaxed;
@@ -254,7 +253,12 @@ fn is_delivered(word: *mut ()) -> bool {
 fn delivered_index(word: *mut ()) -> u64 {
     (word.addr() >> 2) as u64
 }
-/// The owner's box holding a delivered element (G10).
+/// The owner's box holding a delivered element's word (G10): a cell, so
+/// that loom checks the requester's read of it against the owner's write.
+type Evicted = UnsafeCell<*mut ()>;
+const _: () = assert!(std::mem::align_of::<Evicted>() >= 4);
+
+/// Whether a request word is the owner's box holding a delivered element (G10).
 fn is_evicted(word: *mut ()) -> bool {
     word.addr() & 3 == 0 && !word.is_null()
 }

@@ -30,6 +30,11 @@ pub(super) unsafe fn element<T>(word: *mut ()) -> T {
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 pub(super) static MOST_ROUNDS: crate::sync::Probe = crate::sync::Probe::new();
 
+/// How many elements owners moved into boxes (G10): a statistic for the
+/// checkers' builds, so a model can show it reached the eviction (T1).
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+pub(super) static EVICTIONS: crate::sync::Probe = crate::sync::Probe::new();
+
 /// What every handle shares.
 pub(super) struct Shared<T> {
     /// Index (43 bits), pending requests (16 bits), tag (5 bits): the tag,
@@ -172,8 +177,9 @@ impl<T> Shared<T> {
         // G10: the owner's box; our word is ours again.
         self.requests[slot].store(ptr::without_provenance_mut(IDLE), OWN_WORD);
         // SAFETY: an evicted word is a box the owner made for this delivery
-        // alone, taken once (G10).
-        *unsafe { Box::from_raw(word.cast::<*mut ()>()) }
+        // alone, taken once (G10); its write happened before (CONSUME_FAILURE).
+        let boxed = unsafe { Box::from_raw(word.cast::<Evicted>()) };
+        boxed.with(|element| unsafe { *element })
     }
 
     /// G4, G9: delivers the claim tagged in `current` and clears the tag.
@@ -234,8 +240,8 @@ impl<T> Drop for Shared<T> {
                 let at = first + diff(delivered_index(word), low(first));
                 drop(unsafe { from_word::<T>((*buffer).read(at)) });
             } else if is_evicted(word) {
-                let boxed = unsafe { Box::from_raw(word.cast::<*mut ()>()) };
-                drop(unsafe { from_word::<T>(*boxed) });
+                let boxed = unsafe { Box::from_raw(word.cast::<Evicted>()) };
+                drop(boxed.with(|element| unsafe { from_word::<T>(*element) }));
             }
         }
         // SAFETY: no handle is left.

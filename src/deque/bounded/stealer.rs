@@ -163,6 +163,17 @@ impl<T> BoundedStealer<T> {
     }
 }
 
+impl<T> BoundedStealer<T> {
+    /// How many delivered elements owners moved into boxes so far in this
+    /// process (model checkers' builds only; G10).
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    #[doc(hidden)]
+    pub fn evictions() -> usize {
+        // T1: a statistic, read after the runs that counted.
+        EVICTIONS.count()
+    }
+}
+
 impl<T> Drop for BoundedStealer<T> {
     fn drop(&mut self) {
         // G2: release our idle word to the next holder of the slot.

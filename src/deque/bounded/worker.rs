@@ -237,13 +237,18 @@ impl<T> BoundedWorker<T> {
             // The delivered element is still in its slot: we have not
             // written the slot since (G10).
             let element = self.slots.get().read(keep + behind);
-            let boxed: *mut *mut () = Box::into_raw(Box::new(element));
+            let boxed: *mut Evicted = Box::into_raw(Box::new(UnsafeCell::new(element)));
             // G10: release the box to the requester; on failure acquire
             // its taking of the element.
-            if request
+            let evicted = request
                 .compare_exchange(word, boxed.cast(), EVICT, EVICT_FAILURE)
-                .is_err()
-            {
+                .is_ok();
+            // T1: a statistic, outside the facade.
+            #[cfg(any(feature = "loom", feature = "shuttle"))]
+            if evicted {
+                EVICTIONS.hit();
+            }
+            if !evicted {
                 // SAFETY: the box is ours still; it holds a copy of a word
                 // the requester took, dropped as a word only.
                 drop(unsafe { Box::from_raw(boxed) });
