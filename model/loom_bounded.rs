@@ -200,3 +200,32 @@ fn evicting_a_delivered_element() {
     assert!(evictions > 0, "no execution reached the eviction (G10)");
     report_rounds(name);
 }
+
+// Preemption bound 4, floor 12000 (25031 executions observed, 2 s).
+//
+// The owner pushes one element after spawning two thieves, so neither
+// thief's view of the push comes from the spawn. The first thief
+// announces and may be preempted there; the second one's rounds then
+// claim the element for it (G6), deliver and clear, or stop after the
+// claim, leaving the first to finish its own delivery. Whichever way, the
+// first thief's request must see what the claim and the delivery carry:
+// the element's slot write (G6's release, through `top`), its own pending
+// word to helpers (G2), and the delivery (G4, G7, G9).
+#[test]
+fn claimed_for_another_thief() {
+    let name = "bounded_claimed_for_another_thief";
+    explore(name, 4, 12000, || {
+        let worker = BoundedWorker::with_capacity(4);
+        let first = worker.stealer();
+        let second = worker.stealer();
+        let waiting = thread::spawn(move || steal(&first));
+        let helping = thread::spawn(move || steal(&second));
+        worker.push(element(1));
+        let mut out: Vec<usize> = Vec::new();
+        out.extend(waiting.join().unwrap());
+        out.extend(helping.join().unwrap());
+        drain(&worker, &mut out);
+        assert_exactly_once(&[1], out);
+    });
+    report_rounds(name);
+}
