@@ -13,7 +13,16 @@
 //! (`Success` or `Empty`): for the two lock-free deques a call that
 //! returns `Retry` is called again, and the retries count in its time, as
 //! they would for a caller that needs an answer. Latencies are sampled with
-//! `Instant` around every steal (about 20 ns of its own).
+//! `Instant` around every steal (about 20 ns of its own). On an
+//! oversubscribed machine the maximum is a preemption's length whatever the
+//! deque does, so the last column gives the latency in steps: the most
+//! rounds one bounded steal ran (`steal_counting_rounds`, never above
+//! `ROUND_BOUND`), and the most calls one lock-free steal needed before a
+//! definite answer (unbounded).
+//!
+//! Owner runs: push `n` then pop `n` on one thread, `Worker` and
+//! `BoundedWorker` in the same run, for `u64` (a word in both) and
+//! `[u64; 2]` (boxed in both).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
