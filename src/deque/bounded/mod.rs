@@ -70,16 +70,18 @@ orderings! {
     CLAIM: Ordering = Release, weakened "bounded_claim" => Relaxed;
     /// G7: a helper's load of the served requester's word. Acquire: a
     /// delivery it reads (G4) happens before the tag clear (G9) that
-    /// follows it, so the requester, which acquires the clear, sees it.
+    /// follows it, so the requester, which acquires the clear, sees it
+    /// (coherence alone gives that since deliveries carry an index: kept,
+    /// not needed, `proofs/bounded.md` G7).
     REQUEST_LOAD: Ordering = Acquire, weakened "bounded_request_load" => Relaxed;
     /// G4: the delivery, a CAS of the requester's word from its pending
     /// value to the claimed index. Release: the requester acquires it (G4's
     /// result load), through the clear if a helper other than the deliverer
-    /// cleared the tag (G7, G9).
+    /// cleared the tag (G7, G9); kept, not needed (G7).
     DELIVER: Ordering = Release, weakened "bounded_deliver" => Relaxed;
     /// G4: the requester's load of its own word once its bit is clear.
-    /// Acquire: pairs with the delivery (G4) or, through the clear (G9),
-    /// with the helper that saw it.
+    /// Acquire: the word may already be the owner's box (G10), whose
+    /// contents the eviction released.
     RESULT_LOAD: Ordering = Acquire, weakened "bounded_result_load" => Relaxed;
     /// G9: the tag clear. Release: the delivery the clearer made or read
     /// (G7) happens before any round that reads `top` without the tag,
@@ -89,7 +91,8 @@ orderings! {
     /// `bottom` the withdrawer read (the owner's, when it is taking its
     /// last element) happens before every later round, which acquires
     /// `top` (G1) and so reads that `bottom` or a later one, and claims
-    /// nothing the owner is taking.
+    /// nothing the owner is taking (the owner's own announce carries that
+    /// already: kept, not needed, `proofs/bounded.md` G5).
     WITHDRAW: Ordering = Release, weakened "bounded_withdraw" => Relaxed;
     /// G8: the owner's load of `top` when its push reaches its limit.
     /// Acquire: every delivery of an index below `top - 1` happened before
