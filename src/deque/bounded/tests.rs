@@ -17,6 +17,22 @@ fn diff_is_exact_across_the_wrap() {
 }
 
 #[test]
+fn ahead_has_the_sign_of_diff() {
+    for (at, top) in [
+        (5i64, 3u64),
+        (3, 5),
+        (4, 4),
+        (1 << 43, (1 << 43) - 1),
+        (0, INDEX_MASK),
+    ] {
+        let word = (low(top as i64) << INDEX_SHIFT) | bit(3) | 2;
+        let d = diff(low(at), index(word));
+        assert_eq!(ahead(at, word).signum(), d.signum(), "{at} {top}");
+        assert_eq!(ahead(at, word) >> INDEX_SHIFT, d);
+    }
+}
+
+#[test]
 fn a_claim_left_undelivered_is_dropped_with_the_deque() {
     let worker = BoundedWorker::new();
     let thief = worker.stealer();

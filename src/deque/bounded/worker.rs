@@ -298,7 +298,7 @@ impl<T> BoundedWorker<T> {
         // G8: our own `bottom`, and a relaxed look at `top` that can only
         // err towards "not empty".
         let bottom = shared.bottom.load(OWNER_LOCAL) - 1;
-        if diff(low(bottom + 1), index(shared.top.load(OWNER_LOCAL))) <= 0 {
+        if ahead(bottom + 1, shared.top.load(OWNER_LOCAL)) <= 0 {
             return None;
         }
         // G8: take index `bottom` before looking at `top`.
@@ -307,7 +307,7 @@ impl<T> BoundedWorker<T> {
         fence(POP_FENCE);
         // G8: relaxed; the fence makes it current enough.
         let top = shared.top.load(OWNER_LOCAL);
-        let left = diff(low(bottom), index(top));
+        let left = ahead(bottom, top);
         if left > 0 {
             // More than one element: no claim can reach index `bottom`.
             // SAFETY: index `bottom` is ours (G8).
