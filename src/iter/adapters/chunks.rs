@@ -1,6 +1,6 @@
 //! [`Chunks`]: the items grouped in `Vec`s of a given length.
 
-use crate::iter::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
+use crate::iter::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// The iterator of [`IndexedParallelIterator::chunks`].
@@ -104,6 +104,67 @@ impl<P: Producer> Producer for ChunksProducer<P> {
                 len: self.len - items,
             },
         )
+    }
+
+    /// Cuts the chunks off the front and has the base fold each into its
+    /// `Vec`, so a base that folds without its iterator (`rev`) does so
+    /// under `chunks` too.
+    fn fold_with<F: Folder<Vec<P::Item>>>(self, mut folder: F) -> F {
+        let (mut rest, mut len) = (self.base, self.len);
+        while len > 0 && !folder.full() {
+            let size = self.size.min(len);
+            let (chunk, after) = rest.split_at(size);
+            folder = folder.consume(gather(chunk, size));
+            (rest, len) = (after, len - size);
+        }
+        folder
+    }
+
+    /// Cuts the chunks off the back (the last one the short one, as
+    /// forwards), each folded forwards into its `Vec`.
+    fn fold_rev_with<F: Folder<Vec<P::Item>>>(self, mut folder: F) -> F {
+        let (mut rest, mut len) = (self.base, self.len);
+        while len > 0 && !folder.full() {
+            // The chunks start at multiples of `size` from the front.
+            let size = match len % self.size {
+                0 => self.size,
+                short => short,
+            };
+            let (before, chunk) = rest.split_at(len - size);
+            folder = folder.consume(gather(chunk, size));
+            (rest, len) = (before, len - size);
+        }
+        folder
+    }
+}
+
+/// The `len` items of `piece`, folded into a `Vec`.
+fn gather<P: Producer>(piece: P, len: usize) -> Vec<P::Item> {
+    piece.fold_with(Gather(Vec::with_capacity(len))).0
+}
+
+/// A folder that keeps the items it is given, in order.
+struct Gather<T>(Vec<T>);
+
+impl<T> Folder<T> for Gather<T> {
+    type Result = Vec<T>;
+
+    fn consume(mut self, item: T) -> Self {
+        self.0.push(item);
+        self
+    }
+
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        self.0.extend(iter);
+        self
+    }
+
+    fn complete(self) -> Vec<T> {
+        self.0
+    }
+
+    fn full(&self) -> bool {
+        false
     }
 }
 

@@ -71,9 +71,10 @@ impl<P: Producer> Producer for RevProducer<P> {
     type Item = P::Item;
     type IntoIter = std::iter::Rev<std::vec::IntoIter<P::Item>>;
 
-    /// Collects the piece to walk it backwards: the path of adapters over
-    /// `rev` that take their base's iterator (`enumerate`, `zip`); the
-    /// others fold, through [`fold_with`](Producer::fold_with) below.
+    /// Collects the piece to walk it backwards: the path of the one
+    /// adapter over `rev` that takes its base's iterator, `zip`, which
+    /// steps both sides together; the others fold, through
+    /// [`fold_with`](Producer::fold_with) below.
     fn into_iter(self) -> Self::IntoIter {
         let items: Vec<P::Item> = self.base.into_iter().collect();
         items.into_iter().rev()
