@@ -150,6 +150,9 @@ fn rev_and_chain_match_std() {
                     v.par_iter().rev().copied().chunks(size).collect::<Vec<_>>(),
                     rev_chunks
                 );
+                let rev_chunks_back: Vec<Vec<u64>> = rev_chunks.iter().rev().cloned().collect();
+                let par = v.par_iter().rev().copied().chunks(size).rev();
+                assert_eq!(par.collect::<Vec<_>>(), rev_chunks_back);
                 let long = |c: &Vec<u64>| c.iter().sum::<u64>() > 500;
                 let first_long = chunks.iter().rev().find(|c| long(c)).cloned();
                 assert_eq!(
@@ -726,6 +729,29 @@ fn panics_in_the_new_adapters_drop_every_value_once() {
                 panics_and_drops_all(|made, dropped| {
                     let (a, b) = (values(n, made, dropped), values(n, made, dropped));
                     let _: Vec<Counted> = a.into_par_iter().chain(b).rev().inspect_with(check).collect();
+                });
+                panics_and_drops_all(|made, dropped| {
+                    let (a, b) = (values(n, made, dropped), values(n, made, dropped));
+                    let _: Vec<(Counted, Counted)> = a
+                        .into_par_iter()
+                        .zip(b)
+                        .rev()
+                        .map(|(x, y)| {
+                            check(&x);
+                            (x, y)
+                        })
+                        .collect();
+                });
+                panics_and_drops_all(|made, dropped| {
+                    let _: Vec<Vec<Counted>> = values(n, made, dropped)
+                        .into_par_iter()
+                        .chunks(3)
+                        .rev()
+                        .map(|c| {
+                            c.iter().for_each(check);
+                            c
+                        })
+                        .collect();
                 });
                 panics_and_drops_all(|made, dropped| {
                     let found = values(n, made, dropped).into_par_iter().find_last(|c| {

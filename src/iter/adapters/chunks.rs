@@ -1,5 +1,6 @@
 //! [`Chunks`]: the items grouped in `Vec`s of a given length.
 
+use super::rev::fold_back;
 use crate::iter::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -106,65 +107,96 @@ impl<P: Producer> Producer for ChunksProducer<P> {
         )
     }
 
-    /// Cuts the chunks off the front and has the base fold each into its
-    /// `Vec`, so a base that folds without its iterator (`rev`) does so
-    /// under `chunks` too.
-    fn fold_with<F: Folder<Vec<P::Item>>>(self, mut folder: F) -> F {
-        let (mut rest, mut len) = (self.base, self.len);
-        while len > 0 && !folder.full() {
-            let size = self.size.min(len);
-            let (chunk, after) = rest.split_at(size);
-            folder = folder.consume(gather(chunk, size));
-            (rest, len) = (after, len - size);
+    /// Has the base fold its items into chunks, so a base that folds
+    /// without its iterator (`rev`) does so under `chunks` too.
+    fn fold_with<F: Folder<Vec<P::Item>>>(self, folder: F) -> F {
+        let chunker = Chunker {
+            folder,
+            chunk: Vec::new(),
+            size: self.size,
+            left: self.len,
+        };
+        let Chunker { folder, chunk, .. } = self.base.fold_with(chunker);
+        // A short last chunk; the base yields `len` items, so no other.
+        if chunk.is_empty() || folder.full() {
+            folder
+        } else {
+            folder.consume(chunk)
         }
-        folder
     }
 
-    /// Cuts the chunks off the back (the last one the short one, as
-    /// forwards), each folded forwards into its `Vec`.
-    fn fold_rev_with<F: Folder<Vec<P::Item>>>(self, mut folder: F) -> F {
-        let (mut rest, mut len) = (self.base, self.len);
-        while len > 0 && !folder.full() {
-            // The chunks start at multiples of `size` from the front.
-            let size = match len % self.size {
-                0 => self.size,
-                short => short,
-            };
-            let (before, chunk) = rest.split_at(len - size);
-            folder = folder.consume(gather(chunk, size));
-            (rest, len) = (before, len - size);
-        }
-        folder
+    /// The chunks last to first, through [`fold_back`]: blocks of a few
+    /// chunks, each read forwards (read one by one from the back, the
+    /// chunks of a large piece took twice as long), handed over back to
+    /// front. The last chunk, the short one if any, comes first.
+    fn fold_rev_with<F: Folder<Vec<P::Item>>>(self, folder: F) -> F {
+        let chunks = self.len.div_ceil(self.size);
+        fold_back(self, chunks, folder)
     }
 }
 
-/// The `len` items of `piece`, folded into a `Vec`.
-fn gather<P: Producer>(piece: P, len: usize) -> Vec<P::Item> {
-    piece.fold_with(Gather(Vec::with_capacity(len))).0
+/// Gathers the items it is given into chunks of `size` for `folder`.
+struct Chunker<F, T> {
+    folder: F,
+    /// The chunk being filled: allocated at its first item, for the
+    /// items still to come or `size`, whichever is fewer.
+    chunk: Vec<T>,
+    size: usize,
+    /// Items still to come, this chunk's included.
+    left: usize,
 }
 
-/// A folder that keeps the items it is given, in order.
-struct Gather<T>(Vec<T>);
+impl<F, T> Chunker<F, T> {
+    /// Makes room for the chunk's items when it has none yet.
+    fn start_chunk(&mut self) {
+        if self.chunk.capacity() == 0 {
+            self.chunk.reserve_exact(self.size.min(self.left));
+        }
+    }
+}
 
-impl<T> Folder<T> for Gather<T> {
-    type Result = Vec<T>;
+impl<F: Folder<Vec<T>>, T> Chunker<F, T> {
+    /// Hands the chunk over if it is complete.
+    fn hand_over_if_complete(mut self) -> Self {
+        if self.chunk.len() == self.size {
+            self.left = self.left.saturating_sub(self.size);
+            let chunk = std::mem::take(&mut self.chunk);
+            self.folder = self.folder.consume(chunk);
+        }
+        self
+    }
+}
+
+impl<F: Folder<Vec<T>>, T> Folder<T> for Chunker<F, T> {
+    type Result = F::Result;
 
     fn consume(mut self, item: T) -> Self {
-        self.0.push(item);
-        self
+        self.start_chunk();
+        self.chunk.push(item);
+        self.hand_over_if_complete()
     }
 
     fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
-        self.0.extend(iter);
+        let mut iter = iter.into_iter();
+        while !self.full() {
+            self.start_chunk();
+            let before = self.chunk.len();
+            self.chunk.extend(iter.by_ref().take(self.size - before));
+            let complete = self.chunk.len() == self.size;
+            self = self.hand_over_if_complete();
+            if !complete {
+                break;
+            }
+        }
         self
     }
 
-    fn complete(self) -> Vec<T> {
-        self.0
+    fn complete(self) -> F::Result {
+        self.folder.complete()
     }
 
     fn full(&self) -> bool {
-        false
+        self.folder.full()
     }
 }
 

@@ -1,5 +1,6 @@
 //! [`Zip`]: the items of two indexed iterators in pairs.
 
+use super::rev::fold_back;
 use crate::iter::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -142,51 +143,4 @@ impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
         let len = self.len;
         fold_back(self, len, folder)
     }
-}
-
-/// Pairs in a block of [`fold_back`], when a pair is small enough for a
-/// block to sit on the stack; a larger pair makes blocks of one.
-const BLOCK: usize = 16;
-/// The largest pair, in bytes, that blocks of [`BLOCK`] hold.
-const BLOCK_ITEM_BYTES: usize = 64;
-
-/// Feeds the `len` items of `piece` to `folder` last to first: the right
-/// half before the left, down to blocks.
-fn fold_back<P: Producer, F: Folder<P::Item>>(piece: P, len: usize, folder: F) -> F {
-    let block = if std::mem::size_of::<P::Item>() <= BLOCK_ITEM_BYTES {
-        BLOCK
-    } else {
-        1
-    };
-    if folder.full() {
-        folder
-    } else if len <= 1 {
-        folder.consume_iter(piece.into_iter())
-    } else if len <= block {
-        fold_block_back(piece, folder)
-    } else {
-        let (left, right) = piece.split_at(len / 2);
-        let folder = fold_back(right, len - len / 2, folder);
-        fold_back(left, len / 2, folder)
-    }
-}
-
-/// Feeds a block of at most [`BLOCK`] items to `folder` last to first.
-/// Not inlined, so that the array is on the stack only while a block is
-/// walked, not in every frame of [`fold_back`]'s recursion.
-#[inline(never)]
-fn fold_block_back<P: Producer, F: Folder<P::Item>>(block: P, mut folder: F) -> F {
-    let mut items: [Option<P::Item>; BLOCK] = [const { None }; BLOCK];
-    let mut count = 0;
-    for item in block.into_iter().take(BLOCK) {
-        items[count] = Some(item);
-        count += 1;
-    }
-    for item in items[..count].iter_mut().rev().filter_map(Option::take) {
-        folder = folder.consume(item);
-        if folder.full() {
-            break;
-        }
-    }
-    folder
 }
