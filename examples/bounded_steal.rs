@@ -4,7 +4,7 @@
 //! `Worker`'s.
 //!
 //! ```text
-//! cargo run --release --example bounded_steal
+//! cargo run --release --example bounded_steal [steals|owner]
 //! ```
 //!
 //! Steal runs: the owner pushes `ELEMENTS` elements, then, with `t`
@@ -13,7 +13,16 @@
 //! (`Success` or `Empty`): for the two lock-free deques a call that
 //! returns `Retry` is called again, and the retries count in its time, as
 //! they would for a caller that needs an answer. Latencies are sampled with
-//! `Instant` around every steal (about 20 ns of its own).
+//! `Instant` around every steal (about 20 ns of its own). On an
+//! oversubscribed machine the maximum is a preemption's length whatever the
+//! deque does, so the last column gives the latency in steps: the most
+//! rounds one bounded steal ran (`steal_counting_rounds`, never above
+//! `ROUND_BOUND`), and the most calls one lock-free steal needed before a
+//! definite answer (unbounded).
+//!
+//! Owner runs: push `n` then pop `n` on one thread, `Worker` and
+//! `BoundedWorker` in the same run, for `u64` (a word in both) and
+//! `[u64; 2]` (boxed in both).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
@@ -29,7 +38,11 @@ struct Thief {
     latencies: Vec<u64>,
     stolen: u64,
     retries: u64,
-    most_retries: u64,
+    /// The most iterations of its loop one steal ran: rounds for the
+    /// bounded deque (at most `ROUND_BOUND`), calls (1 + retries) for the
+    /// lock-free ones. A latency in steps, which preemption does not
+    /// inflate.
+    most_steps: u64,
 }
 
 trait Deque: Send + 'static {
@@ -37,8 +50,9 @@ trait Deque: Send + 'static {
     fn stealer(&self) -> Self::Stealer;
     fn push(&self, value: u64);
     fn pop(&self) -> Option<u64>;
-    /// A definite steal: `(Some(value) or None, retries it took)`.
-    fn steal(stealer: &Self::Stealer) -> (Option<u64>, u64);
+    /// A definite steal: `(Some(value) or None, retries it took, loop
+    /// iterations it ran)`.
+    fn steal(stealer: &Self::Stealer) -> (Option<u64>, u64, u64);
 }
 
 impl Deque for BoundedWorker<u64> {
@@ -52,10 +66,11 @@ impl Deque for BoundedWorker<u64> {
     fn pop(&self) -> Option<u64> {
         BoundedWorker::pop(self)
     }
-    fn steal(stealer: &Self::Stealer) -> (Option<u64>, u64) {
-        match stealer.steal() {
-            Steal::Success(v) => (Some(v), 0),
-            Steal::Empty => (None, 0),
+    fn steal(stealer: &Self::Stealer) -> (Option<u64>, u64, u64) {
+        let (stolen, rounds) = stealer.steal_counting_rounds();
+        match stolen {
+            Steal::Success(v) => (Some(v), 0, rounds as u64),
+            Steal::Empty => (None, 0, rounds as u64),
             Steal::Retry => unreachable!("bounded steals never retry"),
         }
     }
@@ -72,12 +87,12 @@ impl Deque for Worker<u64> {
     fn pop(&self) -> Option<u64> {
         Worker::pop(self)
     }
-    fn steal(stealer: &Self::Stealer) -> (Option<u64>, u64) {
+    fn steal(stealer: &Self::Stealer) -> (Option<u64>, u64, u64) {
         let mut retries = 0;
         loop {
             match stealer.steal() {
-                Steal::Success(v) => return (Some(v), retries),
-                Steal::Empty => return (None, retries),
+                Steal::Success(v) => return (Some(v), retries, retries + 1),
+                Steal::Empty => return (None, retries, retries + 1),
                 Steal::Retry => retries += 1,
             }
         }
@@ -97,12 +112,12 @@ impl Deque for Crossbeam {
     fn pop(&self) -> Option<u64> {
         self.0.pop()
     }
-    fn steal(stealer: &Self::Stealer) -> (Option<u64>, u64) {
+    fn steal(stealer: &Self::Stealer) -> (Option<u64>, u64, u64) {
         let mut retries = 0;
         loop {
             match stealer.steal() {
-                crossbeam_deque::Steal::Success(v) => return (Some(v), retries),
-                crossbeam_deque::Steal::Empty => return (None, retries),
+                crossbeam_deque::Steal::Success(v) => return (Some(v), retries, retries + 1),
+                crossbeam_deque::Steal::Empty => return (None, retries, retries + 1),
                 crossbeam_deque::Steal::Retry => retries += 1,
             }
         }
@@ -116,7 +131,7 @@ struct Run {
     p99: u64,
     max: u64,
     retries: u64,
-    most_retries: u64,
+    most_steps: u64,
 }
 
 fn steal_run<D: Deque>(deque: D, thieves: usize) -> Run {
@@ -137,10 +152,10 @@ fn steal_run<D: Deque>(deque: D, thieves: usize) -> Run {
                 loop {
                     let finished = done.load(Ordering::Acquire);
                     let begin = Instant::now();
-                    let (value, retries) = D::steal(&stealer);
+                    let (value, retries, steps) = D::steal(&stealer);
                     me.latencies.push(begin.elapsed().as_nanos() as u64);
                     me.retries += retries;
-                    me.most_retries = me.most_retries.max(retries);
+                    me.most_steps = me.most_steps.max(steps);
                     match value {
                         Some(v) => {
                             sum += v;
@@ -176,7 +191,7 @@ fn steal_run<D: Deque>(deque: D, thieves: usize) -> Run {
         all.latencies.extend(thief.latencies);
         all.stolen += thief.stolen;
         all.retries += thief.retries;
-        all.most_retries = all.most_retries.max(thief.most_retries);
+        all.most_steps = all.most_steps.max(thief.most_steps);
     }
     let seconds = began.elapsed().as_secs_f64();
     assert_eq!(
@@ -193,30 +208,45 @@ fn steal_run<D: Deque>(deque: D, thieves: usize) -> Run {
         p99: at(0.99),
         max: *all.latencies.last().unwrap(),
         retries: all.retries,
-        most_retries: all.most_retries,
+        most_steps: all.most_steps,
     }
 }
 
-/// Nanoseconds per operation of `rounds` of (push `n`, pop `n`) on one
-/// thread, the best of five.
+/// Nanoseconds per operation of (push `n`, pop `n`) on one thread: the
+/// median of 9 samples, each of as many repetitions as make about 1024
+/// pushes and pops.
 fn owner_cost(mut round: impl FnMut() -> u64, n: u64) -> f64 {
-    let mut best = f64::MAX;
-    for _ in 0..5 {
-        let begin = Instant::now();
-        let mut sink = 0;
-        for _ in 0..20 {
-            sink += round();
-        }
-        std::hint::black_box(sink);
-        best = best.min(begin.elapsed().as_nanos() as f64 / (20 * 2 * n) as f64);
-    }
-    best
+    let repeat = (1024 / n).max(1);
+    let mut samples: Vec<f64> = (0..9)
+        .map(|_| {
+            let begin = Instant::now();
+            let mut sink = 0;
+            for _ in 0..repeat {
+                sink += round();
+            }
+            std::hint::black_box(sink);
+            begin.elapsed().as_nanos() as f64 / (repeat * 2 * n) as f64
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
 }
 
 fn main() {
+    // `steals` or `owner` runs only that part.
+    let only = std::env::args().nth(1);
+    if only.as_deref() != Some("owner") {
+        steals();
+    }
+    if only.as_deref() != Some("steals") {
+        owner();
+    }
+}
+
+fn steals() {
     println!("steals: {ELEMENTS} elements pushed first; thieves steal, the owner pops one every 20 us, until empty");
     println!(
-        "| thieves | deque | stolen | steals/ms | p50 ns | p99 ns | max us | retries | most retries in one steal |"
+        "| thieves | deque | stolen | steals/ms | p50 ns | p99 ns | max us | retries | most rounds (bounded) / calls in one steal |"
     );
     println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for thieves in [1, 3, 7, 15] {
@@ -234,12 +264,15 @@ fn main() {
                 run.p99,
                 Duration::from_nanos(run.max).as_secs_f64() * 1e6,
                 run.retries,
-                run.most_retries
+                run.most_steps
             );
         }
     }
+}
+
+fn owner() {
     println!();
-    println!("owner only: push n then pop n, ns per operation (best of 5 x 20 rounds)");
+    println!("owner only: push n then pop n, ns per operation (median of 9 samples of about 1024 each)");
     println!("| n | element | Worker | BoundedWorker | ratio |");
     println!("| --- | --- | --- | --- | --- |");
     for n in [1u64, 16, 1024] {
@@ -273,7 +306,7 @@ fn main() {
                 n,
             );
             println!(
-                "| {n} | [u64; 2] (boxed by both), run {repeat} | {today:.1} | {new:.1} | {:.2} |",
+                "| {n} | [u64; 2] (boxed by both), run {repeat} | {today:.2} | {new:.2} | {:.2} |",
                 new / today
             );
         }
@@ -306,7 +339,7 @@ fn main() {
             n,
         );
         println!(
-            "| {n} | u64 (a word for Worker, boxed by BoundedWorker) | {today:.1} | {new:.1} | {:.2} |",
+            "| {n} | u64 (a word for both) | {today:.2} | {new:.2} | {:.2} |",
             new / today
         );
     }

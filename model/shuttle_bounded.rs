@@ -125,16 +125,19 @@ fn lin_test(name: &str, schedule: Schedule, seed: u64, (cross, pop, steals): (us
 }
 
 // 20000 random schedules, seeded: the owner does 7 operations, three
-// thieves 3 steals each; every history linearizable (overlap floors below
-// the counts measured: 100%, 81% and 71% of the histories; a tenth of the
-// schedules gives the same shares).
+// thieves 3 steals each; every history linearizable (overlap floors about
+// five points below the counts measured: 100%, 58% and 32% of the
+// histories, down from 81% and 71% when deliveries carried boxes and the
+// owner's last element always took a request: calls have fewer steps now,
+// so random schedules overlap them less; a tenth of the schedules gives
+// the same shares).
 #[test]
 fn linearizable_owner_and_three_thieves_random() {
     lin_test(
         "linearizable_owner_and_three_thieves_random",
         Schedule::Random { iterations: 20000 },
         0xB0_0001,
-        (95, 75, 65),
+        (95, 53, 27),
     );
 }
 

@@ -190,16 +190,19 @@ step_miri() {
     run miri_deque_tb 1500 "deque: UB under Tree Borrows" "Miri TB, $((MIRI_SEEDS / 2)) seeds" -- \
         env MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-many-seeds=0..$((MIRI_SEEDS / 2))" CARGO_TARGET_DIR=target/miri \
         cargo +nightly miri test --test deque_threads
-    # The bounded deque (tests/deque_bounded.rs, proofs/bounded.md): helpers'
-    # slot reads, deliveries of boxes between threads, growth, drops of what
-    # is left in slots, claims and requests; one seed in eight of the deque's,
-    # at least one, under each aliasing model (the CI budget: about 35 s of
+    # The bounded deque (tests/deque_bounded.rs, proofs/bounded.md):
+    # requesters' slot reads, growth, drops of what is left in slots or
+    # delivered, claims and requests; one seed in eight of the deque's, at
+    # least one, under each aliasing model (the CI budget: about 35 s of
     # runs; CI's MIRI_SEEDS=8 gives one). A seed range of 0..0 would run no
-    # test at all, so the count is never below 1.
+    # test at all, so the count is never below 1. Its unit tests
+    # (src/deque/bounded/tests.rs) drive a delivery and an eviction (G10) by
+    # hand, under Stacked Borrows once.
     local bounded_seeds=$((MIRI_SEEDS / 8 > 0 ? MIRI_SEEDS / 8 : 1))
     run miri_bounded 900 "bounded deque: UB, races, leaks" "Miri SB+TB, ${bounded_seeds} seeds each" -- \
         bash -c "MIRIFLAGS='-Zmiri-many-seeds=0..${bounded_seeds}' CARGO_TARGET_DIR=target/miri \
             cargo +nightly miri test --test deque_bounded &&
+            CARGO_TARGET_DIR=target/miri cargo +nightly miri test --lib deque::bounded &&
             MIRIFLAGS='-Zmiri-tree-borrows -Zmiri-many-seeds=0..${bounded_seeds}' CARGO_TARGET_DIR=target/miri \
             cargo +nightly miri test --test deque_bounded"
     run miri_deque_model 1500 "deque vs reference model" "Miri" -- \

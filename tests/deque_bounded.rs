@@ -4,7 +4,7 @@
 //! for individually; growth while thieves steal; elements with drop glue
 //! left in the deque, in a claimed slot and in a request at drop. Miri runs
 //! these too (scaled down) for data races, use-after-free and leaks on the
-//! unsafe paths (boxing, slot reads by helpers, buffer growth, drop).
+//! unsafe paths (slot reads by requesters, buffer growth, drop).
 
 #[path = "../model/bounded_ops.rs"]
 mod bounded_ops;

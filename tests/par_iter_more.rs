@@ -79,6 +79,88 @@ fn rev_and_chain_match_std() {
                 .for_each(|(i, x)| *x = i as u64);
             assert_eq!(mutated, (0..n).rev().collect::<Vec<_>>());
 
+            // Adapters over `rev`, and `rev` over adapters, walk without
+            // collecting (counted in `rev_allocates_nothing_per_item`).
+            let en_back: Vec<(usize, u64)> = v.iter().copied().enumerate().rev().collect();
+            assert_eq!(
+                v.par_iter().copied().enumerate().rev().collect::<Vec<_>>(),
+                en_back
+            );
+            let en_back_en: Vec<(usize, (usize, u64))> =
+                v.iter().copied().enumerate().rev().enumerate().collect();
+            assert_eq!(
+                v.par_iter()
+                    .copied()
+                    .enumerate()
+                    .rev()
+                    .enumerate()
+                    .collect::<Vec<_>>(),
+                en_back_en
+            );
+            for shorter in [0, n / 3, n, n + 5] {
+                let s: Vec<u64> = (0..shorter).collect();
+                // std's `Zip::rev` needs both lengths exact; equal lengths first.
+                let pairs: Vec<(u64, u64)> = v.iter().copied().zip(s.iter().copied()).collect();
+                let back: Vec<(u64, u64)> = pairs.iter().rev().copied().collect();
+                assert_eq!(
+                    v.par_iter()
+                        .copied()
+                        .zip(&s)
+                        .map(|(a, b)| (a, *b))
+                        .rev()
+                        .collect::<Vec<_>>(),
+                    back
+                );
+                assert_eq!(
+                    s.par_iter()
+                        .copied()
+                        .zip(&v)
+                        .map(|(a, b)| (*b, a))
+                        .rev()
+                        .collect::<Vec<_>>(),
+                    back
+                );
+                // Pairs too large for a block on the stack: one at a time.
+                let big = |x: &u64| [*x; 16];
+                let big_back: Vec<[u64; 16]> = back.iter().map(|(a, _)| big(a)).collect();
+                let par: Vec<[u64; 16]> = v.par_iter().map(big).zip(&s).rev().map(|(a, _)| a).collect();
+                assert_eq!(par, big_back);
+                let rev_zip_rev: Vec<(u64, u64)> = pairs.clone();
+                assert_eq!(
+                    v.par_iter()
+                        .copied()
+                        .zip(s.par_iter().copied())
+                        .rev()
+                        .rev()
+                        .collect::<Vec<_>>(),
+                    rev_zip_rev
+                );
+                let found = back.iter().copied().find(|(a, _)| a % 7 == 3);
+                let par = v.par_iter().copied().zip(s.par_iter().copied()).rev();
+                assert_eq!(par.find_first(|(a, _)| a % 7 == 3), found);
+            }
+            for size in [1, 3, 1_000] {
+                let chunks: Vec<Vec<u64>> = v.chunks(size).map(<[u64]>::to_vec).collect();
+                let back: Vec<Vec<u64>> = chunks.iter().rev().cloned().collect();
+                assert_eq!(v.par_iter().copied().chunks(size).collect::<Vec<_>>(), chunks);
+                assert_eq!(v.par_iter().copied().chunks(size).rev().collect::<Vec<_>>(), back);
+                let seq_rev: Vec<u64> = v.iter().rev().copied().collect();
+                let rev_chunks: Vec<Vec<u64>> = seq_rev.chunks(size).map(<[u64]>::to_vec).collect();
+                assert_eq!(
+                    v.par_iter().rev().copied().chunks(size).collect::<Vec<_>>(),
+                    rev_chunks
+                );
+                let rev_chunks_back: Vec<Vec<u64>> = rev_chunks.iter().rev().cloned().collect();
+                let par = v.par_iter().rev().copied().chunks(size).rev();
+                assert_eq!(par.collect::<Vec<_>>(), rev_chunks_back);
+                let long = |c: &Vec<u64>| c.iter().sum::<u64>() > 500;
+                let first_long = chunks.iter().rev().find(|c| long(c)).cloned();
+                assert_eq!(
+                    v.par_iter().copied().chunks(size).rev().find_first(long),
+                    first_long
+                );
+            }
+
             let w = data(n / 3 + 1);
             let chained: Vec<u64> = v.iter().chain(&w).copied().collect();
             let par_chain = v.par_iter().chain(&w).copied();
@@ -111,6 +193,111 @@ fn rev_and_chain_match_std() {
             assert_eq!(par.collect::<Vec<_>>(), seq);
             assert_eq!(v.par_iter().chain(&w).sum::<u64>(), chained.iter().sum());
         }
+    });
+}
+
+thread_local! {
+    /// This thread's allocations so far (see [`Counting`]).
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Counts each thread's allocations; the pool's workers count their own.
+struct Counting;
+
+// SAFETY: forwards to the system allocator unchanged; the count is a
+// const-initialized thread-local without destructor, which does not
+// allocate.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|count| count.set(count.get() + 1));
+        // SAFETY: forwarded.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|count| count.set(count.get() + 1));
+        // SAFETY: forwarded.
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: forwarded.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// The allocations `f` makes on this thread.
+fn allocations(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+/// A name, a walk forwards, the same walk backwards.
+type Walk<'a> = (&'a str, &'a dyn Fn(), &'a dyn Fn());
+
+#[test]
+fn rev_allocates_nothing_per_item() {
+    // One worker: every piece runs on the thread that counts.
+    ThreadPool::new(1).install(|| {
+        let v = data(10_000);
+        let w = data(9_000);
+        let sink = AtomicUsize::new(0);
+        let add = |x: u64| {
+            sink.fetch_add(x as usize, SeqCst);
+        };
+        // Each backwards walk against the same walk forwards, which
+        // allocates nothing: the same pieces, the same joins.
+        let walks: [Walk; 6] = [
+            (
+                "enumerate().rev()",
+                &|| v.par_iter().enumerate().for_each(|(i, x)| add(i as u64 + x)),
+                &|| {
+                    v.par_iter()
+                        .enumerate()
+                        .rev()
+                        .for_each(|(i, x)| add(i as u64 + x))
+                },
+            ),
+            (
+                "rev().enumerate()",
+                &|| v.par_iter().enumerate().for_each(|(i, x)| add(i as u64 + x)),
+                &|| {
+                    v.par_iter()
+                        .rev()
+                        .enumerate()
+                        .for_each(|(i, x)| add(i as u64 + x))
+                },
+            ),
+            (
+                "zip().rev()",
+                &|| v.par_iter().zip(&w).for_each(|(a, b)| add(a + b)),
+                &|| v.par_iter().zip(&w).rev().for_each(|(a, b)| add(a + b)),
+            ),
+            (
+                "skip().take().rev()",
+                &|| v.par_iter().skip(10).take(5_000).for_each(|x| add(*x)),
+                &|| v.par_iter().skip(10).take(5_000).rev().for_each(|x| add(*x)),
+            ),
+            (
+                "chunks().rev()",
+                &|| v.par_iter().chunks(100).for_each(|c| add(c.len() as u64)),
+                &|| v.par_iter().chunks(100).rev().for_each(|c| add(c.len() as u64)),
+            ),
+            (
+                "rev().chunks()",
+                &|| v.par_iter().chunks(100).for_each(|c| add(c.len() as u64)),
+                &|| v.par_iter().rev().chunks(100).for_each(|c| add(c.len() as u64)),
+            ),
+        ];
+        for (name, forwards, backwards) in walks {
+            forwards();
+            backwards();
+            let (f, b) = (allocations(forwards), allocations(backwards));
+            assert_eq!(b, f, "{name}: {b} allocations backwards, {f} forwards");
+        }
+        assert!(sink.load(SeqCst) > 0);
     });
 }
 
@@ -542,6 +729,29 @@ fn panics_in_the_new_adapters_drop_every_value_once() {
                 panics_and_drops_all(|made, dropped| {
                     let (a, b) = (values(n, made, dropped), values(n, made, dropped));
                     let _: Vec<Counted> = a.into_par_iter().chain(b).rev().inspect_with(check).collect();
+                });
+                panics_and_drops_all(|made, dropped| {
+                    let (a, b) = (values(n, made, dropped), values(n, made, dropped));
+                    let _: Vec<(Counted, Counted)> = a
+                        .into_par_iter()
+                        .zip(b)
+                        .rev()
+                        .map(|(x, y)| {
+                            check(&x);
+                            (x, y)
+                        })
+                        .collect();
+                });
+                panics_and_drops_all(|made, dropped| {
+                    let _: Vec<Vec<Counted>> = values(n, made, dropped)
+                        .into_par_iter()
+                        .chunks(3)
+                        .rev()
+                        .map(|c| {
+                            c.iter().for_each(check);
+                            c
+                        })
+                        .collect();
                 });
                 panics_and_drops_all(|made, dropped| {
                     let found = values(n, made, dropped).into_par_iter().find_last(|c| {

@@ -101,32 +101,70 @@ mod bench {
             .collect()
     }
 
-    /// The best time of `rounds` runs of `ours` and of `theirs`, interleaved,
-    /// each going first in every other round (the one that runs second finds
-    /// the memory the first just freed, which favours it).
+    /// Each side's best and median time over at least `rounds` runs of
+    /// `ours` and of `theirs`, interleaved, each going first in every other
+    /// round (the one that runs second finds the memory the first just
+    /// freed, which favours it). A workload of a millisecond or so runs more
+    /// rounds, until each side has had about [`MIN_SIDE_TIME`]: sixteen runs
+    /// of a millisecond on a shared machine are sixteen draws of its load,
+    /// and one side's luckiest draw is not the other's.
     fn race<R: PartialEq + std::fmt::Debug>(
         rounds: usize,
         mut ours: impl FnMut() -> R,
         mut theirs: impl FnMut() -> R,
-    ) -> (Duration, Duration) {
-        fn timed<R>(f: &mut impl FnMut() -> R, best: &mut Duration) -> R {
+    ) -> Race {
+        fn timed<R>(f: &mut impl FnMut() -> R, times: &mut Vec<Duration>) -> R {
             let start = Instant::now();
             let result = black_box(f());
-            *best = (*best).min(start.elapsed());
+            times.push(start.elapsed());
             result
         }
-        let (mut best_ours, mut best_theirs) = (Duration::MAX, Duration::MAX);
-        for round in 0..rounds {
+        let (mut ours_times, mut theirs_times) = (Vec::new(), Vec::new());
+        let mut round = 0;
+        while round < rounds || (round < MAX_ROUNDS && ours_times.iter().sum::<Duration>() < MIN_SIDE_TIME) {
             let (a, b) = if round % 2 == 0 {
-                let a = timed(&mut ours, &mut best_ours);
-                (a, timed(&mut theirs, &mut best_theirs))
+                let a = timed(&mut ours, &mut ours_times);
+                (a, timed(&mut theirs, &mut theirs_times))
             } else {
-                let b = timed(&mut theirs, &mut best_theirs);
-                (timed(&mut ours, &mut best_ours), b)
+                let b = timed(&mut theirs, &mut theirs_times);
+                (timed(&mut ours, &mut ours_times), b)
             };
             assert_eq!(a, b, "stealpool and rayon disagree");
+            round += 1;
         }
-        (best_ours, best_theirs)
+        Race {
+            rounds: round,
+            ours: Times::of(ours_times),
+            theirs: Times::of(theirs_times),
+        }
+    }
+
+    /// Rounds run until each side has had this much time (see [`race`]).
+    const MIN_SIDE_TIME: Duration = Duration::from_millis(300);
+    /// No more rounds than this, however short the workload.
+    const MAX_ROUNDS: usize = 2_000;
+
+    /// One workload's race: both sides' times over `rounds` rounds.
+    struct Race {
+        rounds: usize,
+        ours: Times,
+        theirs: Times,
+    }
+
+    /// The best and the median of one side's times.
+    struct Times {
+        best: Duration,
+        median: Duration,
+    }
+
+    impl Times {
+        fn of(mut times: Vec<Duration>) -> Times {
+            times.sort();
+            Times {
+                best: times[0],
+                median: times[times.len() / 2],
+            }
+        }
     }
 
     /// Prints the section: each workload on 1 and 2 workers, both pools'
@@ -150,11 +188,12 @@ mod bench {
         assert_eq!(ours::word_count(&inputs), counts);
 
         println!(
-            "\n[par-iter] parallel iterators vs rayon's, same code, same process (best of {rounds}; rayon/ours > 1: stealpool faster)"
+            "\n[par-iter] parallel iterators vs rayon's, same code, same process (best of at least {rounds} rounds, more until each side has run {} ms; rayon/ours > 1: stealpool faster)",
+            MIN_SIDE_TIME.as_millis()
         );
         println!(
-            "  {:<34} {:>7} {:>11} {:>11} {:>11}",
-            "workload", "workers", "stealpool", "rayon", "rayon/ours"
+            "  {:<34} {:>7} {:>6} {:>11} {:>11} {:>11} {:>13}",
+            "workload", "workers", "rounds", "stealpool", "rayon", "rayon/ours", "median ratio"
         );
         for workers in [1, 2] {
             let pool = stealpool::ThreadPool::new(workers);
@@ -162,7 +201,7 @@ mod bench {
                 .num_threads(workers)
                 .build()
                 .expect("a rayon pool");
-            let rows: [(&str, (Duration, Duration)); 5] = [
+            let rows: [(&str, Race); 5] = [
                 (
                     "sum of squares, 4M u64",
                     race(
@@ -205,12 +244,15 @@ mod bench {
                     ),
                 ),
             ];
-            for (name, (ours_time, theirs_time)) in rows {
+            for (name, race) in rows {
+                let ratio = |theirs: Duration, ours: Duration| theirs.as_secs_f64() / ours.as_secs_f64();
                 println!(
-                    "  {name:<34} {workers:>7} {:>8.2} ms {:>8.2} ms {:>11.2}",
-                    ours_time.as_secs_f64() * 1e3,
-                    theirs_time.as_secs_f64() * 1e3,
-                    theirs_time.as_secs_f64() / ours_time.as_secs_f64()
+                    "  {name:<34} {workers:>7} {:>6} {:>8.2} ms {:>8.2} ms {:>11.2} {:>13.2}",
+                    race.rounds,
+                    race.ours.best.as_secs_f64() * 1e3,
+                    race.theirs.best.as_secs_f64() * 1e3,
+                    ratio(race.theirs.best, race.ours.best),
+                    ratio(race.theirs.median, race.ours.median),
                 );
             }
         }

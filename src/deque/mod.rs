@@ -107,11 +107,23 @@ use ordering::OWNER_LOCAL;
 use std::marker::PhantomData;
 
 /// The state shared by a `Worker` and its `Stealer`s.
+///
+/// `top` and `bottom` share one cache line, aligned to start it, and the
+/// buffer pointer has a line of its own. Every take-back of a pool
+/// worker's `join` half stores `bottom` and then loads `top`, so with both
+/// on one line it touches one line of the deque where it touched two; in
+/// a traversal that waits on a cache miss at nearly every node, that one
+/// line fewer was about a nanosecond per `join` (`benches/README.md`, "The
+/// tree sum's orders"). Thieves read both ends anyway, and a steal's CAS
+/// on `top` now takes from the owner the line it next writes `bottom` on,
+/// where before it took the line of the owner's next load of `top`: one
+/// line moves either way.
+#[repr(C, align(128))]
 struct Inner<T> {
     /// Index of the oldest element; thieves take from here.
-    top: CachePadded<AtomicI64>,
+    top: AtomicI64,
     /// Index one past the newest element; only the owner writes it.
-    bottom: CachePadded<AtomicI64>,
+    bottom: AtomicI64,
     /// The current buffer. Only the owner stores it (D10).
     buffer: CachePadded<AtomicPtr<Buffer>>,
     /// The deque owns the `T`s whose words sit in the slots.
@@ -129,8 +141,8 @@ impl<T> Inner<T> {
     /// `prev`; the deque owns it from here on.
     fn new(buffer: *mut Buffer) -> Self {
         Inner {
-            top: CachePadded::new(AtomicI64::new(0)),
-            bottom: CachePadded::new(AtomicI64::new(0)),
+            top: AtomicI64::new(0),
+            bottom: AtomicI64::new(0),
             buffer: CachePadded::new(AtomicPtr::new(buffer)),
             _owns: PhantomData,
         }

@@ -147,7 +147,9 @@ pub trait Producer: Send + Sized {
     /// [`rev`](super::IndexedParallelIterator::rev) runs. By default the
     /// piece is collected and then walked backwards; the sources that can
     /// walk backwards (ranges, slices, vectors) and the adapters over them
-    /// (`map`, `with_min_len`, `rev`) do so without collecting.
+    /// (`map`, `map_with`, `enumerate`, `chunks`, `chain`, `with_min_len`,
+    /// `rev`; `zip` in blocks of a few pairs on the stack) do so without
+    /// collecting.
     ///
     /// ```
     /// use stealpool::iter::plumbing::{Folder, Producer, ProducerCallback};

@@ -16,21 +16,28 @@
 //!   `t` now belongs to `s`. Consecutive indices rotate the start, so a
 //!   request that stays pending is served within 16 claims.
 //! * **Helping.** While the tag is set, `top` does not move on: whoever
-//!   reads it delivers the element of index `t` into `s`'s request word (one
-//!   CAS from `s`'s pending word, G4) and clears the tag (G9). The slot of
-//!   index `top - 1` is never reused by the owner (G8), so every helper
-//!   reads the same element; the CAS lets one delivery through.
+//!   reads it delivers the index `t` into `s`'s request word (one CAS from
+//!   `s`'s pending word, G4) and clears the tag (G9); the CAS lets one
+//!   delivery through. The requester then reads the element from its slot.
+//! * **Eviction.** The owner never rewrites the slot of a delivered index
+//!   whose element was not taken: when its pushes would reach one, it moves
+//!   that element into a box and swaps the box into the request word (one
+//!   CAS, G10); the requester takes the element from whichever it finds, with
+//!   one CAS of its own word. A requester that stops between delivery and
+//!   taking costs one box, never a larger buffer.
 //! * **Combining.** A thread that sees the deque empty withdraws every
 //!   pending request at once (one CAS clears the mask, G5): each of them
 //!   returns `Empty`, linearized at that observation.
 //!
-//! Elements always travel boxed (one allocation per push, as today's deque
-//! for every `T` larger than a word), so that a request word tells a pending
-//! request (odd) from a delivered element (an even pointer).
+//! Elements sit in the slots as in today's deque (`element.rs`: the
+//! primitive integers and job references as themselves, larger types
+//! boxed), since a request word carries an index, not the element: the
+//! owner's push and pop are `Worker`'s.
 
 use super::buffer::{Buffer, OwnerView};
+use super::element::{from_word, into_word, is_boxed};
 use super::Steal;
-use crate::sync::{Arc, AtomicI64, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{Arc, AtomicI64, AtomicPtr, AtomicU64, AtomicUsize, Ordering, UnsafeCell};
 use crate::weaken::{fence, orderings};
 use crossbeam_utils::CachePadded;
 use std::cell::Cell;
@@ -63,15 +70,18 @@ orderings! {
     CLAIM: Ordering = Release, weakened "bounded_claim" => Relaxed;
     /// G7: a helper's load of the served requester's word. Acquire: a
     /// delivery it reads (G4) happens before the tag clear (G9) that
-    /// follows it, so the requester, which acquires the clear, sees it.
+    /// follows it, so the requester, which acquires the clear, sees it
+    /// (coherence alone gives that since deliveries carry an index: kept,
+    /// not needed, `proofs/bounded.md` G7).
     REQUEST_LOAD: Ordering = Acquire, weakened "bounded_request_load" => Relaxed;
     /// G4: the delivery, a CAS of the requester's word from its pending
-    /// value to the element. Release: the requester acquires it (G4's
-    /// result load) and owns the box.
+    /// value to the claimed index. Release: the requester acquires it (G4's
+    /// result load), through the clear if a helper other than the deliverer
+    /// cleared the tag (G7, G9); kept, not needed (G7).
     DELIVER: Ordering = Release, weakened "bounded_deliver" => Relaxed;
     /// G4: the requester's load of its own word once its bit is clear.
-    /// Acquire: pairs with the delivery (G4) or, through the clear (G9),
-    /// with the helper that saw it.
+    /// Acquire: the word may already be the owner's box (G10), whose
+    /// contents the eviction released.
     RESULT_LOAD: Ordering = Acquire, weakened "bounded_result_load" => Relaxed;
     /// G9: the tag clear. Release: the delivery the clearer made or read
     /// (G7) happens before any round that reads `top` without the tag,
@@ -81,12 +91,13 @@ orderings! {
     /// `bottom` the withdrawer read (the owner's, when it is taking its
     /// last element) happens before every later round, which acquires
     /// `top` (G1) and so reads that `bottom` or a later one, and claims
-    /// nothing the owner is taking.
+    /// nothing the owner is taking (the owner's own announce carries that
+    /// already: kept, not needed, `proofs/bounded.md` G5).
     WITHDRAW: Ordering = Release, weakened "bounded_withdraw" => Relaxed;
     /// G8: the owner's load of `top` when its push reaches its limit.
-    /// Acquire: every helper's read of a slot below `top - 1` happened
-    /// before the clear it acquires, so the owner overwrites no slot a
-    /// delivery may still read.
+    /// Acquire: every delivery of an index below `top - 1` happened before
+    /// the clear it acquires, so its scan (G10) sees the delivery or what
+    /// came after it.
     PUSH_LOAD_TOP: Ordering = Acquire, weakened "bounded_push_load_top" => Relaxed;
     /// G8: the owner's stores of `bottom`. Release: publishes the slot
     /// written before it (push) to rounds that acquire `bottom` (G3).
@@ -97,20 +108,50 @@ orderings! {
     /// G8: the grown buffer's publication. Release: the copied slots are
     /// visible to a helper that acquires the pointer.
     PUBLISH_BUFFER: Ordering = Release, weakened "bounded_publish_buffer" => Relaxed;
-    /// G8: a helper's load of the buffer pointer. Acquire, the other side.
+    /// G8: a requester's load of the buffer pointer (G10). Acquire, the
+    /// other side.
     LOAD_BUFFER: Ordering = Acquire, weakened "bounded_load_buffer" => Relaxed;
+    /// G10: a requester's store of its own word (pending, then idle).
+    /// Release: the owner's scan (acquire) that reads it then knows that
+    /// every slot read of the requester's earlier requests is done (a
+    /// relaxed store would start no release sequence). The pending store is
+    /// published to helpers by the announce (G2), not by this.
+    OWN_WORD: Ordering = Release, weakened "bounded_own_word" => Relaxed;
+    /// G10: the requester's CAS of its word from the delivered index to
+    /// idle once it read the slot. Release: the owner's scan that reads
+    /// idle (or anything later) overwrites the slot only after the read.
+    CONSUME: Ordering = Release, weakened "bounded_consume" => Relaxed;
+    /// G10: the consume's failure: the owner's box is in the word.
+    /// Acquire: pairs with the eviction's release, so the box's contents
+    /// are the requester's.
+    CONSUME_FAILURE: Ordering = Acquire, weakened "bounded_consume_failure" => Relaxed;
+    /// G10: the owner's scan of the request words at its push limit.
+    /// Acquire: a word past a delivery (idle, pending again) was stored
+    /// with release after the requester read its slot.
+    SCAN_LOAD: Ordering = Acquire, weakened "bounded_scan_load" => Relaxed;
+    /// G10: the eviction, a CAS of a request word from a delivered index to
+    /// a box holding its element. Release: the box's contents reach the
+    /// requester, whose consume fails and acquires.
+    EVICT: Ordering = Release, weakened "bounded_evict" => Relaxed;
+    /// G10: the eviction's failure: the requester took the element.
+    /// Acquire: pairs with its consume's release, so its slot read comes
+    /// before our overwrite.
+    EVICT_FAILURE: Ordering = Acquire, weakened "bounded_evict_failure" => Relaxed;
 }
 
-/// G2: a requester's store of its own word (pending, then idle), and its
-/// registration in `free`. Relaxed: the pending store is published by the
-/// announce (G2); nobody compares against the idle word; a slot taken from
-/// `free` by a new handle was left idle by the old one, whose drop
-/// (release in `free`) the new handle's acquire reads.
-const OWN_WORD: Ordering = Relaxed;
+/// G2: the first, relaxed look at `free`; the CAS that takes a slot
+/// acquires.
+const FREE_LOOK: Ordering = Relaxed;
 
 /// G8: the owner's reads of its own `bottom` and the relaxed snapshots of
 /// `top` (the pop fast path, `len`, the drop). Relaxed, as D12.
 const OWNER_LOCAL: Ordering = Relaxed;
+
+/// G11: the owner's CAS of `top` past its last element when no request is
+/// pending and no claim tagged. Relaxed, as D4's: the owner reads only its
+/// own slot, and publishes nothing by it (a round that reads the new `top`
+/// sees the deque empty whatever `bottom` it reads).
+const OWNER_CLAIM: Ordering = Relaxed;
 
 /// G2: the failure ordering of every CAS: a failed CAS here decides
 /// nothing from what it read (the next round loads `top` again, G1).
@@ -146,11 +187,12 @@ const OWNER: usize = 15;
 /// `SLOTS - 1` tag clears and `2 * (SLOTS - 1)` announces can change `top`
 /// before a pending request is served or withdrawn, and each round that
 /// does not return is matched to one of those changes). Every round does
-/// at most one CAS of `top` and eight atomic steps in all.
+/// at most one CAS of `top` and six atomic steps in all.
 ///
 /// ```
-/// // 64 rounds of at most 8 atomic steps, plus the announce's 3.
-/// assert_eq!(stealpool::deque::ROUND_BOUND * 8 + 3, 515);
+/// // 64 rounds of at most 6 atomic steps, the announce's 3, and the 4 of
+/// // taking the element (G10).
+/// assert_eq!(stealpool::deque::ROUND_BOUND * 6 + 3 + 4, 391);
 /// ```
 pub const ROUND_BOUND: usize = 4 * SLOTS;
 
@@ -164,7 +206,10 @@ const PENDING_MASK: u64 = ((1 << SLOTS) - 1) << TAG_BITS;
 /// The largest buffer: differences of 43-bit indices are exact below 2^42.
 const MAX_CAPACITY: usize = 1 << 40;
 
-/// A request word that is neither pending nor an element.
+/// A request word that is neither pending, nor delivered, nor evicted.
+/// Request words: idle (3), pending since an index (`4p + 1`), a delivered
+/// index (`4d + 2`), or the owner's box holding the delivered element (a
+/// pointer, a multiple of 4, G10).
 const IDLE: usize = 3;
 
 fn index(word: u64) -> u64 {
@@ -185,6 +230,12 @@ fn low(index: i64) -> u64 {
 fn diff(a: u64, b: u64) -> i64 {
     ((a.wrapping_sub(b) << INDEX_SHIFT) as i64) >> INDEX_SHIFT
 }
+/// `diff(low(index), top's index)` times `2^INDEX_SHIFT`: the same sign,
+/// in fewer steps, for the owner's `pop`.
+#[inline(always)]
+fn ahead(index: i64, top: u64) -> i64 {
+    ((index as u64) << INDEX_SHIFT).wrapping_sub(top & !((1 << INDEX_SHIFT) - 1)) as i64
+}
 /// The requester at or after position `t mod 16` among `mask`'s bits.
 fn choose(word: u64, t: u64) -> usize {
     let mask = ((word & PENDING_MASK) >> TAG_BITS) as u16;
@@ -200,6 +251,25 @@ fn is_pending(word: *mut ()) -> bool {
 }
 fn pending_start(word: *mut ()) -> u64 {
     (word.addr() >> 2) as u64
+}
+/// Index `index` (43 bits) delivered to a request (G4).
+fn delivered(index: u64) -> *mut () {
+    ptr::without_provenance_mut(((index as usize) << 2) | 2)
+}
+fn is_delivered(word: *mut ()) -> bool {
+    word.addr() & 3 == 2
+}
+fn delivered_index(word: *mut ()) -> u64 {
+    (word.addr() >> 2) as u64
+}
+/// The owner's box holding a delivered element's word (G10): a cell, so
+/// that loom checks the requester's read of it against the owner's write.
+type Evicted = UnsafeCell<*mut ()>;
+const _: () = assert!(std::mem::align_of::<Evicted>() >= 4);
+
+/// Whether a request word is the owner's box holding a delivered element (G10).
+fn is_evicted(word: *mut ()) -> bool {
+    word.addr() & 3 == 0 && !word.is_null()
 }
 
 mod shared;

@@ -4,31 +4,36 @@
 
 use super::*;
 
-/// An element in its box; aligned so that its address is even.
-#[repr(align(4))]
-pub(super) struct Item<T>(T);
-
+/// Checks, in the checkers' builds, that a boxed element's word is not
+/// null (a slot read before the push's write reaches the reader).
 #[inline(always)]
-pub(super) fn into_word<T>(value: T) -> *mut () {
-    Box::into_raw(Box::new(Item(value))).cast()
+pub(super) fn check_word<T>(word: *mut ()) {
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    assert!(!is_boxed::<T>() || !word.is_null(), "not an element word");
+    debug_assert!(!is_boxed::<T>() || !word.is_null(), "not an element word");
 }
 
+/// Takes back an element's word (element.rs: as itself, or unboxed).
+///
 /// # Safety
 ///
-/// `word` came from `into_word::<T>` and is turned back once.
+/// `word` is the word of one element, taken back once.
 #[inline(always)]
-pub(super) unsafe fn from_word<T>(word: *mut ()) -> T {
-    #[cfg(any(feature = "loom", feature = "shuttle"))]
-    assert!(!word.is_null() && word.addr() & 3 == 0, "not an element word");
-    debug_assert!(!word.is_null() && word.addr() & 3 == 0, "not an element word");
+pub(super) unsafe fn element<T>(word: *mut ()) -> T {
+    check_word::<T>(word);
     // SAFETY: the caller's contract.
-    unsafe { Box::from_raw(word.cast::<Item<T>>()) }.0
+    unsafe { from_word(word) }
 }
 
 /// The most rounds any finished request of this process ran (T1: a
 /// statistic for the checkers' builds, behind the facade's probe).
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 pub(super) static MOST_ROUNDS: crate::sync::Probe = crate::sync::Probe::new();
+
+/// How many elements owners moved into boxes (G10): a statistic for the
+/// checkers' builds, so a model can show it reached the eviction (T1).
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+pub(super) static EVICTIONS: crate::sync::Probe = crate::sync::Probe::new();
 
 /// What every handle shares.
 pub(super) struct Shared<T> {
@@ -40,8 +45,8 @@ pub(super) struct Shared<T> {
     pub(super) bottom: CachePadded<AtomicI64>,
     /// The current buffer; only the owner stores it.
     pub(super) buffer: CachePadded<AtomicPtr<Buffer>>,
-    /// Each slot's request word: idle, pending since an index, or the
-    /// element delivered to it.
+    /// Each slot's request word: idle, pending since an index, an index
+    /// delivered to it, or the owner's box of that index's element (G10).
     pub(super) requests: Box<[CachePadded<AtomicPtr<()>>]>,
     /// Thief slots not held by a `BoundedStealer`.
     pub(super) free: AtomicUsize,
@@ -57,7 +62,7 @@ unsafe impl<T: Send> Sync for Shared<T> {}
 impl<T> Shared<T> {
     /// Runs `slot`'s request to its end: announce (G2), then rounds until
     /// its bit is clear.
-    pub(super) fn request(&self, slot: usize) -> Steal<T> {
+    pub(super) fn request(&self, slot: usize) -> (Option<*mut ()>, usize) {
         self.announce(slot);
         self.serve(slot)
     }
@@ -66,14 +71,17 @@ impl<T> Shared<T> {
     pub(super) fn announce(&self, slot: usize) {
         // G1: the index every claim for this request will be at or above.
         let start = index(self.top.load(TOP_LOAD));
-        // G2: our own word; published by the announce below.
+        // G2: our own word; published by the announce below, and released
+        // to the owner's scan (G10).
         self.requests[slot].store(pending(start), OWN_WORD);
         // G2: release, so a helper that reads the bit sees the word.
         self.top.fetch_or(bit(slot), ANNOUNCE);
     }
 
-    /// The rounds of a request announced by `slot` (G1).
-    pub(super) fn serve(&self, slot: usize) -> Steal<T> {
+    /// The rounds of a request announced by `slot` (G1): the word of the
+    /// element claimed for it, or `None` (withdrawn: `Empty`), and the
+    /// number of rounds it ran.
+    pub(super) fn serve(&self, slot: usize) -> (Option<*mut ()>, usize) {
         let mut rounds = 0;
         loop {
             rounds += 1;
@@ -113,8 +121,9 @@ impl<T> Shared<T> {
         }
     }
 
-    /// The end of `slot`'s request: the delivered element, or `Empty`.
-    pub(super) fn take_result(&self, slot: usize, rounds: usize) -> Steal<T> {
+    /// The end of `slot`'s request: the word of the element claimed for it,
+    /// or `None`.
+    pub(super) fn take_result(&self, slot: usize, rounds: usize) -> (Option<*mut ()>, usize) {
         debug_assert!(
             rounds <= ROUND_BOUND,
             "{rounds} rounds, above the bound {ROUND_BOUND}"
@@ -131,15 +140,46 @@ impl<T> Shared<T> {
         }
         // G4: acquire the delivery, if there was one.
         let word = self.requests[slot].load(RESULT_LOAD);
-        // G2: our own word; no helper compares against the idle one.
-        self.requests[slot].store(ptr::without_provenance_mut(IDLE), OWN_WORD);
         if is_pending(word) {
-            Steal::Empty
-        } else {
-            // SAFETY: a delivered word is an element claimed for this
-            // request alone (G6), delivered once (G4).
-            Steal::Success(unsafe { from_word(word) })
+            // G10: our own word, released to the owner's scan.
+            self.requests[slot].store(ptr::without_provenance_mut(IDLE), OWN_WORD);
+            return (None, rounds);
         }
+        // A delivered index was claimed for this request alone (G6) and
+        // delivered once (G4): its element is ours.
+        (Some(self.consume(slot, word)), rounds)
+    }
+
+    /// G10: takes the element delivered to `slot` (`word`, its request
+    /// word): from its slot, unless the owner moved it into a box first.
+    fn consume(&self, slot: usize, word: *mut ()) -> *mut () {
+        let mut word = word;
+        if is_delivered(word) {
+            // G10: acquire the buffer; the delivered index is intact in it
+            // until our word stops naming it.
+            let buffer = self.buffer.load(LOAD_BUFFER);
+            // SAFETY: buffers live as long as the deque, which we hold.
+            let element = unsafe { (*buffer).read(delivered_index(word) as i64) };
+            // G10: the element is ours if our word still names its index:
+            // release our read of the slot to the owner's scan; on failure,
+            // acquire the box the owner moved the element into.
+            match self.requests[slot].compare_exchange(
+                word,
+                ptr::without_provenance_mut(IDLE),
+                CONSUME,
+                CONSUME_FAILURE,
+            ) {
+                Ok(_) => return element,
+                Err(now) => word = now,
+            }
+        }
+        debug_assert!(is_evicted(word), "a request word neither delivered nor evicted");
+        // G10: the owner's box; our word is ours again.
+        self.requests[slot].store(ptr::without_provenance_mut(IDLE), OWN_WORD);
+        // SAFETY: an evicted word is a box the owner made for this delivery
+        // alone, taken once (G10); its write happened before (CONSUME_FAILURE).
+        let boxed = unsafe { Box::from_raw(word.cast::<Evicted>()) };
+        boxed.with(|element| unsafe { *element })
     }
 
     /// G4, G9: delivers the claim tagged in `current` and clears the tag.
@@ -149,13 +189,10 @@ impl<T> Shared<T> {
         // G7: acquire a delivery already made.
         let word = self.requests[slot].load(REQUEST_LOAD);
         if is_pending(word) && diff(claimed, pending_start(word)) >= 0 {
-            // G8: acquire the buffer; index `claimed` is intact in it.
-            let buffer = self.buffer.load(LOAD_BUFFER);
-            // SAFETY: buffers live as long as the deque, which we hold.
-            let element = unsafe { (*buffer).read(claimed as i64) };
-            // G4: deliver, once: only the first CAS from the pending word
-            // succeeds, and a later request is pending since a higher index.
-            let _ = self.requests[slot].compare_exchange(word, element, DELIVER, CAS_FAILURE);
+            // G4: deliver the index, once: only the first CAS from the
+            // pending word succeeds, and a later request is pending since a
+            // higher index.
+            let _ = self.requests[slot].compare_exchange(word, delivered(claimed), DELIVER, CAS_FAILURE);
         }
         // G9: release the delivery to whoever reads the cleared word.
         let _ = self
@@ -180,8 +217,10 @@ impl<T> Drop for Shared<T> {
         let bottom = self.bottom.load(OWNER_LOCAL);
         let buffer = self.buffer.load(OWNER_LOCAL);
         let first = bottom - diff(low(bottom), index(top));
-        // SAFETY (all three): each word dropped here is an element that left
-        // neither by a pop nor by a delivered steal, dropped once.
+        // SAFETY (all): each word dropped here is an element that left
+        // neither by a pop nor by a steal that took it, dropped once; the
+        // buffer holds every index in `first - 1..bottom` and every
+        // delivered index not yet evicted (G8, G10).
         if tag(top) != 0 {
             // A claim not delivered: its element is still in its slot.
             // G8: relaxed, as above.
@@ -195,10 +234,14 @@ impl<T> Drop for Shared<T> {
             drop(unsafe { from_word::<T>((*buffer).read(index)) });
         }
         for request in self.requests.iter() {
-            // G8: relaxed, as above; a delivered element is dropped here.
+            // G8: relaxed, as above: an element delivered and not taken.
             let word = request.load(OWNER_LOCAL);
-            if !is_pending(word) && word.addr() != IDLE {
-                drop(unsafe { from_word::<T>(word) });
+            if is_delivered(word) {
+                let at = first + diff(delivered_index(word), low(first));
+                drop(unsafe { from_word::<T>((*buffer).read(at)) });
+            } else if is_evicted(word) {
+                let boxed = unsafe { Box::from_raw(word.cast::<Evicted>()) };
+                drop(boxed.with(|element| unsafe { from_word::<T>(*element) }));
             }
         }
         // SAFETY: no handle is left.

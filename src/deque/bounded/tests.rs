@@ -17,6 +17,22 @@ fn diff_is_exact_across_the_wrap() {
 }
 
 #[test]
+fn ahead_has_the_sign_of_diff() {
+    for (at, top) in [
+        (5i64, 3u64),
+        (3, 5),
+        (4, 4),
+        (1 << 43, (1 << 43) - 1),
+        (0, INDEX_MASK),
+    ] {
+        let word = (low(top as i64) << INDEX_SHIFT) | bit(3) | 2;
+        let d = diff(low(at), index(word));
+        assert_eq!(ahead(at, word).signum(), d.signum(), "{at} {top}");
+        assert_eq!(ahead(at, word) >> INDEX_SHIFT, d);
+    }
+}
+
+#[test]
 fn a_claim_left_undelivered_is_dropped_with_the_deque() {
     let worker = BoundedWorker::new();
     let thief = worker.stealer();
@@ -33,4 +49,54 @@ fn a_claim_left_undelivered_is_dropped_with_the_deque() {
         .is_ok());
     drop(thief);
     drop(worker);
+}
+
+/// A thief whose request another thief served (its index delivered) and
+/// that then stops: the owner's pushes wrap around the buffer, move the
+/// element into a box (G10), and the thief takes it from there.
+#[test]
+fn a_delivered_element_the_owner_needs_the_slot_of_is_evicted() {
+    let worker = BoundedWorker::with_capacity(4);
+    let stalled = worker.stealer();
+    let other = worker.stealer();
+    worker.push(Box::new(10));
+    worker.push(Box::new(11));
+    stalled.shared.announce(stalled.slot);
+    // `other`'s rounds claim index 0 for `stalled` (the first pending slot
+    // at or after 0), deliver it, then claim index 1 for themselves.
+    assert_eq!(other.steal(), Steal::Success(Box::new(11)));
+    let word = stalled.shared.requests[stalled.slot].load(Relaxed);
+    assert!(is_delivered(word) && delivered_index(word) == 0);
+    // Wrap around: index 4 reuses slot 0.
+    for i in 0..8 {
+        worker.push(Box::new(i));
+    }
+    let word = stalled.shared.requests[stalled.slot].load(Relaxed);
+    assert!(is_evicted(word), "the owner rewrote a delivered slot");
+    assert_eq!(stalled.finish_steal_any(), Steal::Success(Box::new(10)));
+    for i in (0..8).rev() {
+        assert_eq!(worker.pop(), Some(Box::new(i)));
+    }
+    assert_eq!(worker.pop(), None);
+}
+
+/// As above, but the deque is dropped with the element still delivered or
+/// evicted: dropped once (Miri and the leak checker see it).
+#[test]
+fn delivered_and_evicted_elements_are_dropped_with_the_deque() {
+    for wrap in [false, true] {
+        let worker = BoundedWorker::with_capacity(4);
+        let stalled = worker.stealer();
+        let other = worker.stealer();
+        worker.push(Box::new(10));
+        worker.push(Box::new(11));
+        stalled.shared.announce(stalled.slot);
+        assert_eq!(other.steal(), Steal::Success(Box::new(11)));
+        if wrap {
+            for i in 0..8 {
+                worker.push(Box::new(i));
+            }
+        }
+        drop((stalled, other, worker));
+    }
 }

@@ -6,9 +6,11 @@ use super::*;
 /// The owner's end of a deque whose steals never retry (see
 /// [`BoundedStealer`]).
 ///
-/// Push and pop at the bottom cost what [`Worker`](super::Worker)'s do; a
-/// `pop` that finds one element left takes it through a request like a
-/// thief's, so it too finishes within [`ROUND_BOUND`] rounds.
+/// Push and pop at the bottom cost what [`Worker`](super::Worker)'s do
+/// (elements are stored as there: word-sized primitives as themselves); a
+/// `pop` that finds one element left takes it with one CAS as there if no
+/// steal is under way, else through a request like a thief's, so it too
+/// finishes within [`ROUND_BOUND`] rounds.
 ///
 /// ```
 /// use stealpool::deque::{BoundedWorker, Steal};
@@ -29,7 +31,14 @@ pub struct BoundedWorker<T> {
     pub(super) slots: Cell<OwnerView>,
     /// `push` writes below this index without loading `top` (G8).
     pub(super) push_limit: Cell<i64>,
+    /// `top`'s index if only our own CASes (G11) moved it since a scan
+    /// that left no delivered element behind (G10): then no element was
+    /// delivered since, and the next scan is skipped. `UNKNOWN` otherwise.
+    pub(super) clean_at: Cell<u64>,
 }
+
+/// `clean_at` when a scan is needed.
+const UNKNOWN: u64 = u64::MAX;
 
 // SAFETY: the unique owner handle; moving it moves the owner role. The
 // `Cell`s keep it `!Sync`.
@@ -89,6 +98,7 @@ impl<T> BoundedWorker<T> {
             // SAFETY: the buffer lives as long as the deque (R1).
             slots: Cell::new(unsafe { (*buffer).owner_view() }),
             push_limit: Cell::new(0),
+            clean_at: Cell::new(0),
         }
     }
 
@@ -103,7 +113,7 @@ impl<T> BoundedWorker<T> {
     /// ```
     pub fn try_stealer(&self) -> Option<BoundedStealer<T>> {
         // G2: relaxed first look; the CAS below acquires.
-        let mut free = self.shared.free.load(OWN_WORD);
+        let mut free = self.shared.free.load(FREE_LOOK);
         loop {
             if free == 0 {
                 return None;
@@ -180,10 +190,17 @@ impl<T> BoundedWorker<T> {
         let bottom = shared.bottom.load(OWNER_LOCAL);
         let mut slots = self.slots.get();
         if bottom >= self.push_limit.get() {
-            // G8: acquire, so no helper still reads a slot we overwrite.
+            // G8: acquire every delivery below `top - 1` (G10's scan).
             let top = shared.top.load(PUSH_LOAD_TOP);
             // The slot of `top - 1` may hold a claim not yet delivered (G8).
             let keep = bottom - diff(low(bottom), index(top)) - 1;
+            // G10: no slot below it that we may overwrite holds an element
+            // delivered and not taken. If only our CASes moved `top` since a
+            // clean scan, nothing was delivered since.
+            if tag(top) != 0 || index(top) != self.clean_at.get() {
+                let clean = self.evict_below(keep) && tag(top) == 0;
+                self.clean_at.set(if clean { index(top) } else { UNKNOWN });
+            }
             if bottom - keep >= slots.capacity() as i64 {
                 slots = self.grow(keep.max(0), bottom);
             }
@@ -194,6 +211,50 @@ impl<T> BoundedWorker<T> {
         slots.write(bottom, word);
         // G8: release the slot to rounds that acquire `bottom` (G3).
         shared.bottom.store(bottom + 1, STORE_BOTTOM);
+    }
+
+    /// G10: moves every element delivered at an index below `keep` and not
+    /// yet taken into a box in its request word, so that the slot is ours.
+    /// `true` if no request word is left holding a delivered index.
+    #[cold]
+    #[inline(never)]
+    fn evict_below(&self, keep: i64) -> bool {
+        let shared = &*self.shared;
+        let mut clean = true;
+        for request in &shared.requests[..MAX_STEALERS] {
+            // G10: acquire, so a word past a delivery comes after the
+            // requester's read of the slot.
+            let word = request.load(SCAN_LOAD);
+            if !is_delivered(word) {
+                continue;
+            }
+            let behind = diff(delivered_index(word), low(keep));
+            if behind >= 0 {
+                // `keep` itself stays; the owner writes no slot of it.
+                clean = false;
+                continue;
+            }
+            // The delivered element is still in its slot: we have not
+            // written the slot since (G10).
+            let element = self.slots.get().read(keep + behind);
+            let boxed: *mut Evicted = Box::into_raw(Box::new(UnsafeCell::new(element)));
+            // G10: release the box to the requester; on failure acquire
+            // its taking of the element.
+            let evicted = request
+                .compare_exchange(word, boxed.cast(), EVICT, EVICT_FAILURE)
+                .is_ok();
+            // T1: a statistic, outside the facade.
+            #[cfg(any(feature = "loom", feature = "shuttle"))]
+            if evicted {
+                EVICTIONS.hit();
+            }
+            if !evicted {
+                // SAFETY: the box is ours still; it holds a copy of a word
+                // the requester took, dropped as a word only.
+                drop(unsafe { Box::from_raw(boxed) });
+            }
+        }
+        clean
     }
 
     /// A buffer twice as large holding indices `from..bottom`, published.
@@ -237,7 +298,7 @@ impl<T> BoundedWorker<T> {
         // G8: our own `bottom`, and a relaxed look at `top` that can only
         // err towards "not empty".
         let bottom = shared.bottom.load(OWNER_LOCAL) - 1;
-        if diff(low(bottom + 1), index(shared.top.load(OWNER_LOCAL))) <= 0 {
+        if ahead(bottom + 1, shared.top.load(OWNER_LOCAL)) <= 0 {
             return None;
         }
         // G8: take index `bottom` before looking at `top`.
@@ -245,26 +306,51 @@ impl<T> BoundedWorker<T> {
         // G8: the owner's half of the store-buffering pair with G3.
         fence(POP_FENCE);
         // G8: relaxed; the fence makes it current enough.
-        let left = diff(low(bottom), index(shared.top.load(OWNER_LOCAL)));
+        let top = shared.top.load(OWNER_LOCAL);
+        let left = ahead(bottom, top);
         if left > 0 {
             // More than one element: no claim can reach index `bottom`.
             // SAFETY: index `bottom` is ours (G8).
-            return Some(unsafe { from_word(self.slots.get().read(bottom)) });
+            return Some(unsafe { element(self.slots.get().read(bottom)) });
         }
         if left < 0 {
             // G8: thieves took index `bottom` too: put `bottom` back.
             shared.bottom.store(bottom + 1, STORE_BOTTOM);
             return None;
         }
-        // The last element. `bottom` stays below it, so a round that reads
+        // The last element. With no request pending and no claim being
+        // delivered, take it as today's deque does: one CAS of `top` past it
+        // (G11), which a round's claim of it, made from a `top` with a
+        // pending bit, cannot also win.
+        if top & (PENDING_MASK | TAG_MASK) == 0 {
+            let past = ((low(bottom) + 1) & INDEX_MASK) << INDEX_SHIFT;
+            // G11: relaxed, as D4's.
+            let won = shared
+                .top
+                .compare_exchange(top, past, OWNER_CLAIM, CAS_FAILURE)
+                .is_ok();
+            if won {
+                // Our own move of `top` (G10's skip).
+                if self.clean_at.get() == index(top) {
+                    self.clean_at.set(index(past));
+                }
+                // G8: the deque is empty: put `bottom` back at `top`.
+                shared.bottom.store(bottom + 1, STORE_BOTTOM);
+                // SAFETY: index `bottom` is ours: `top` moved past it by
+                // our CAS (G11).
+                return Some(unsafe { element(self.slots.get().read(bottom)) });
+            }
+        }
+        // `bottom` stays below it, so a round that reads
         // `bottom` from here on sees the deque empty and claims nothing;
         // only a claim from a round that read `bottom` before can still take
         // it. The owner's request, decided by a claim or a withdrawal like a
         // thief's (G6, G5), settles between the two within the round bound.
-        let taken = match shared.request(OWNER) {
+        let taken = match shared.request(OWNER).0 {
             // A claim of index `bottom` served the owner.
-            Steal::Success(value) => Some(value),
-            _ => {
+            // SAFETY: delivered to us alone (G4), taken once (G10).
+            Some(word) => Some(unsafe { element(word) }),
+            None => {
                 // Withdrawn. G8: relaxed; our rounds read `top` after the
                 // withdrawal, and no claim of index `bottom` comes after it
                 // (G5), so `top` is still at `bottom` unless a claim for
@@ -272,7 +358,7 @@ impl<T> BoundedWorker<T> {
                 if index(shared.top.load(OWNER_LOCAL)) == low(bottom) {
                     // SAFETY: index `bottom` is ours (G8): the deque is
                     // empty, `top` at `bottom`, as after any pop.
-                    return Some(unsafe { from_word(self.slots.get().read(bottom)) });
+                    return Some(unsafe { element(self.slots.get().read(bottom)) });
                 }
                 None
             }

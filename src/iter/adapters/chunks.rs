@@ -1,6 +1,7 @@
 //! [`Chunks`]: the items grouped in `Vec`s of a given length.
 
-use crate::iter::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
+use super::rev::fold_back;
+use crate::iter::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// The iterator of [`IndexedParallelIterator::chunks`].
@@ -104,6 +105,98 @@ impl<P: Producer> Producer for ChunksProducer<P> {
                 len: self.len - items,
             },
         )
+    }
+
+    /// Has the base fold its items into chunks, so a base that folds
+    /// without its iterator (`rev`) does so under `chunks` too.
+    fn fold_with<F: Folder<Vec<P::Item>>>(self, folder: F) -> F {
+        let chunker = Chunker {
+            folder,
+            chunk: Vec::new(),
+            size: self.size,
+            left: self.len,
+        };
+        let Chunker { folder, chunk, .. } = self.base.fold_with(chunker);
+        // A short last chunk; the base yields `len` items, so no other.
+        if chunk.is_empty() || folder.full() {
+            folder
+        } else {
+            folder.consume(chunk)
+        }
+    }
+
+    /// The chunks last to first, through [`fold_back`]: blocks of a few
+    /// chunks, each read forwards (read one by one from the back, the
+    /// chunks of a large piece took twice as long), handed over back to
+    /// front. The last chunk, the short one if any, comes first.
+    fn fold_rev_with<F: Folder<Vec<P::Item>>>(self, folder: F) -> F {
+        let chunks = self.len.div_ceil(self.size);
+        fold_back(self, chunks, folder)
+    }
+}
+
+/// Gathers the items it is given into chunks of `size` for `folder`.
+struct Chunker<F, T> {
+    folder: F,
+    /// The chunk being filled: allocated at its first item, for the
+    /// items still to come or `size`, whichever is fewer.
+    chunk: Vec<T>,
+    size: usize,
+    /// Items still to come, this chunk's included.
+    left: usize,
+}
+
+impl<F, T> Chunker<F, T> {
+    /// Makes room for the chunk's items when it has none yet.
+    fn start_chunk(&mut self) {
+        if self.chunk.capacity() == 0 {
+            self.chunk.reserve_exact(self.size.min(self.left));
+        }
+    }
+}
+
+impl<F: Folder<Vec<T>>, T> Chunker<F, T> {
+    /// Hands the chunk over if it is complete.
+    fn hand_over_if_complete(mut self) -> Self {
+        if self.chunk.len() == self.size {
+            self.left = self.left.saturating_sub(self.size);
+            let chunk = std::mem::take(&mut self.chunk);
+            self.folder = self.folder.consume(chunk);
+        }
+        self
+    }
+}
+
+impl<F: Folder<Vec<T>>, T> Folder<T> for Chunker<F, T> {
+    type Result = F::Result;
+
+    fn consume(mut self, item: T) -> Self {
+        self.start_chunk();
+        self.chunk.push(item);
+        self.hand_over_if_complete()
+    }
+
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        let mut iter = iter.into_iter();
+        while !self.full() {
+            self.start_chunk();
+            let before = self.chunk.len();
+            self.chunk.extend(iter.by_ref().take(self.size - before));
+            let complete = self.chunk.len() == self.size;
+            self = self.hand_over_if_complete();
+            if !complete {
+                break;
+            }
+        }
+        self
+    }
+
+    fn complete(self) -> F::Result {
+        self.folder.complete()
+    }
+
+    fn full(&self) -> bool {
+        self.folder.full()
     }
 }
 

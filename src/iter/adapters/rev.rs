@@ -71,9 +71,10 @@ impl<P: Producer> Producer for RevProducer<P> {
     type Item = P::Item;
     type IntoIter = std::iter::Rev<std::vec::IntoIter<P::Item>>;
 
-    /// Collects the piece to walk it backwards: the path of adapters over
-    /// `rev` that take their base's iterator (`enumerate`, `zip`); the
-    /// others fold, through [`fold_with`](Producer::fold_with) below.
+    /// Collects the piece to walk it backwards: the path of the one
+    /// adapter over `rev` that takes its base's iterator, `zip`, which
+    /// steps both sides together; the others fold, through
+    /// [`fold_with`](Producer::fold_with) below.
     fn into_iter(self) -> Self::IntoIter {
         let items: Vec<P::Item> = self.base.into_iter().collect();
         items.into_iter().rev()
@@ -103,5 +104,88 @@ impl<P: Producer> Producer for RevProducer<P> {
 
     fn fold_rev_with<F: Folder<P::Item>>(self, folder: F) -> F {
         self.base.fold_with(folder)
+    }
+}
+
+/// Items in a block of [`fold_back`], when an item is small enough for a
+/// block to sit on the stack; a larger item makes blocks of one.
+const BLOCK: usize = 16;
+/// The largest item, in bytes, that blocks of [`BLOCK`] hold.
+const BLOCK_ITEM_BYTES: usize = 64;
+
+/// Feeds the `len` items of `piece` to `folder` last to first, for a
+/// producer that cannot walk backwards itself (`zip`, whose two sides
+/// must step back together) or had better not (`chunks`, whose chunks
+/// read backwards one by one would read memory against the grain): the
+/// right half before the left, down to blocks of at most [`BLOCK`] items,
+/// each folded forwards into an array on the stack and handed over back
+/// to front. Nothing is collected on the heap.
+pub(super) fn fold_back<P: Producer, F: Folder<P::Item>>(piece: P, len: usize, folder: F) -> F {
+    let block = if std::mem::size_of::<P::Item>() <= BLOCK_ITEM_BYTES {
+        BLOCK
+    } else {
+        1
+    };
+    if folder.full() {
+        folder
+    } else if len <= 1 {
+        piece.fold_with(folder)
+    } else if len <= block {
+        fold_block_back(piece, folder)
+    } else {
+        let (left, right) = piece.split_at(len / 2);
+        let folder = fold_back(right, len - len / 2, folder);
+        fold_back(left, len / 2, folder)
+    }
+}
+
+/// Feeds a block of at most [`BLOCK`] items to `folder` last to first.
+/// Not inlined, so that the array is on the stack only while a block is
+/// walked, not in every frame of [`fold_back`]'s recursion.
+#[inline(never)]
+fn fold_block_back<P: Producer, F: Folder<P::Item>>(block: P, mut folder: F) -> F {
+    let mut items: [Option<P::Item>; BLOCK] = [const { None }; BLOCK];
+    let count = block
+        .fold_with(Stack {
+            items: &mut items,
+            count: 0,
+        })
+        .count;
+    for item in items[..count].iter_mut().rev().filter_map(Option::take) {
+        folder = folder.consume(item);
+        if folder.full() {
+            break;
+        }
+    }
+    folder
+}
+
+/// A folder that puts the items of a block in `items`, in order.
+struct Stack<'a, T> {
+    items: &'a mut [Option<T>; BLOCK],
+    count: usize,
+}
+
+impl<T> Folder<T> for Stack<'_, T> {
+    type Result = usize;
+
+    /// # Panics
+    ///
+    /// If the block yields more than [`BLOCK`] items: a producer that
+    /// yields more than its length.
+    fn consume(self, item: T) -> Self {
+        self.items[self.count] = Some(item);
+        Stack {
+            items: self.items,
+            count: self.count + 1,
+        }
+    }
+
+    fn complete(self) -> usize {
+        self.count
+    }
+
+    fn full(&self) -> bool {
+        false
     }
 }

@@ -1,6 +1,7 @@
 //! [`Zip`]: the items of two indexed iterators in pairs.
 
-use crate::iter::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
+use super::rev::fold_back;
+use crate::iter::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// The iterator of [`IndexedParallelIterator::zip`]: as long as the
@@ -46,11 +47,17 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
         // The bridge splits at indices below `len()`, so the longer side's
         // extra items all end in the last piece, where `Iterator::zip`
         // stops at the shorter side.
-        return self.a.with_producer(CallbackA { callback, b: self.b });
+        let len = self.len();
+        return self.a.with_producer(CallbackA {
+            callback,
+            b: self.b,
+            len,
+        });
 
         struct CallbackA<CB, B> {
             callback: CB,
             b: B,
+            len: usize,
         }
 
         impl<CB, B, T> ProducerCallback<T> for CallbackA<CB, B>
@@ -63,6 +70,7 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
                 self.b.with_producer(CallbackB {
                     callback: self.callback,
                     a,
+                    len: self.len,
                 })
             }
         }
@@ -70,6 +78,7 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
         struct CallbackB<CB, PA> {
             callback: CB,
             a: PA,
+            len: usize,
         }
 
         impl<CB, PA, T> ProducerCallback<T> for CallbackB<CB, PA>
@@ -79,16 +88,22 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
         {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, b: P) -> CB::Output {
-                self.callback.callback(ZipProducer { a: self.a, b })
+                self.callback.callback(ZipProducer {
+                    a: self.a,
+                    b,
+                    len: self.len,
+                })
             }
         }
     }
 }
 
-/// [`Zip`]'s producer.
+/// [`Zip`]'s producer: `len` pairs (the longer side's extra items, in the
+/// last piece, are not among them).
 struct ZipProducer<A, B> {
     a: A,
     b: B,
+    len: usize,
 }
 
 impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
@@ -107,11 +122,25 @@ impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
         let (a_left, a_right) = self.a.split_at(index);
         let (b_left, b_right) = self.b.split_at(index);
         (
-            ZipProducer { a: a_left, b: b_left },
+            ZipProducer {
+                a: a_left,
+                b: b_left,
+                len: index,
+            },
             ZipProducer {
                 a: a_right,
                 b: b_right,
+                len: self.len - index,
             },
         )
+    }
+
+    /// The pairs last to first without collecting the piece: both sides
+    /// must step back together, which folding cannot do, so the piece is
+    /// halved down to blocks of a few pairs, and each block is walked
+    /// forwards into an array on the stack and handed over back to front.
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        let len = self.len;
+        fold_back(self, len, folder)
     }
 }

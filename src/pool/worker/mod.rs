@@ -119,14 +119,30 @@ impl Current {
 }
 
 /// A worker's own state, on its thread's stack.
+///
+/// `repr(C)` and aligned to a cache line: what every `join` reads (the
+/// pending halves' deque, the attention word's address and the latch's
+/// owner) fills the first line, so that a `join` touches one line of it.
+#[repr(C, align(64))]
 pub(crate) struct WorkerThread {
+    /// Pending `join` halves, newest at the bottom: owner-biased, so the
+    /// owner's push and pop run no barrier (F1).
+    joins: Worker<JobRef>,
+    /// This slot's attention word, read at every `join` (S7, F3): its
+    /// address, so that the read is one load.
+    attention: *const AtomicUsize,
+    /// The pool's sleepers word, read at every `join` beside `attention`
+    /// (S7): its address, for the same reason.
+    sleepers: *const AtomicUsize,
+    /// `index` as a `join` half's latch carries it (J4).
+    latch_owner: LatchOwner,
+    /// `Builder::max_pending_joins` (F6): past this many pending halves, a
+    /// `join` may run inline.
+    max_pending_joins: usize,
     index: usize,
     /// Spawned tasks, promoted `join` halves and injector batches: the
     /// deque thieves look in first.
     local: Worker<JobRef>,
-    /// Pending `join` halves, newest at the bottom: owner-biased, so the
-    /// owner's push and pop run no barrier (F1).
-    joins: Worker<JobRef>,
     /// Tasks of the levels other than `Normal`, by slot (V2).
     levels: LevelDeques,
     /// `passed[p]`: the weight of the tasks this worker took above level
@@ -159,17 +175,6 @@ pub(crate) struct WorkerThread {
     /// H6: the same for `local`, as `Registry::beneath_marks` shows it to
     /// that half's owner.
     beneath_local: Cell<i64>,
-    /// This slot's attention word, read at every `join` (S7, F3): its
-    /// address, so that the read is one load.
-    attention: *const AtomicUsize,
-    /// The pool's sleepers word, read at every `join` beside `attention`
-    /// (S7): its address, for the same reason.
-    sleepers: *const AtomicUsize,
-    /// `index` as a `join` half's latch carries it (J4).
-    latch_owner: LatchOwner,
-    /// `Builder::max_pending_joins` (F6): past this many pending halves, a
-    /// `join` may run inline.
-    max_pending_joins: usize,
 }
 
 /// A slot's deques: shared, pending `join` halves, one per level.
