@@ -1,6 +1,8 @@
 //! What a `join` reads after its push, so that, when nobody sleeps and
 //! nobody asks for work, telling the pool about a new half costs two loads
-//! of lines no step of a busy pool writes, and one predicted branch.
+//! of lines no step of a busy pool writes, and one predicted branch. The
+//! worker keeps the address of its slot's line, which holds its attention
+//! word and the sleepers word's address (`Slot`).
 //!
 //! Two locations (S7 in `proofs/sleep.md`):
 //!
@@ -23,7 +25,7 @@
 //! around it.
 
 use super::ordering::RELAXED;
-use crate::sync::AtomicUsize;
+use crate::sync::{Arc, AtomicUsize};
 use crossbeam_utils::CachePadded;
 
 /// Some worker asks this slot's owner to promote a pending half (F3).
@@ -34,11 +36,46 @@ const FALLBACK: usize = 2;
 /// The sleepers word and the attention word of every slot.
 pub(crate) struct Attention {
     /// How many threads sleep (S7): written only by a sleep's start and
-    /// end, read by every `join` after its push.
-    sleepers: CachePadded<AtomicUsize>,
-    /// Each slot's flags (F3, S7), written by askers and by the slot's
-    /// owner answering, read by the owner's `join`s.
-    words: Box<[CachePadded<AtomicUsize>]>,
+    /// end, read by every `join` after its push. On the heap, so that the
+    /// address every slot's line keeps stays put (an `Arc`, whose moves
+    /// claim no unique access to it, as a `Box`'s would).
+    sleepers: Arc<CachePadded<AtomicUsize>>,
+    /// Each slot's line: its flags (F3, S7), written by askers and by the
+    /// slot's owner answering, read by the owner's `join`s, and the
+    /// sleepers word's address.
+    slots: Box<[CachePadded<Slot>]>,
+}
+
+/// One slot's line: its attention word and where the sleepers word is, so
+/// that a `join` reaches both through the one address its worker keeps.
+pub(crate) struct Slot {
+    word: AtomicUsize,
+    /// The owning `Attention`'s `sleepers`, which lives as long as this.
+    sleepers: *const AtomicUsize,
+}
+
+// SAFETY: `sleepers` points to an `AtomicUsize` (`Sync`) on the heap, which
+// the same `Attention` owns and never moves or frees before this slot.
+unsafe impl Send for Slot {}
+// SAFETY: as `Send`; the pointer is only read, and only to load through.
+unsafe impl Sync for Slot {}
+
+impl Slot {
+    /// The slot's attention word.
+    pub(crate) fn word(&self) -> &AtomicUsize {
+        &self.word
+    }
+
+    /// S7's two relaxed loads after a push, or where F6 asks: the slot's
+    /// attention word and the sleepers word. Both zero: nobody sleeps,
+    /// nobody asks (F3), and light barriers pair.
+    #[inline(always)]
+    pub(crate) fn loads(&self) -> (usize, usize) {
+        // SAFETY: see `Slot`'s `Send`: the word outlives `self`.
+        let sleepers = unsafe { &*self.sleepers };
+        // S7: relaxed; after a push, S3 makes both recent enough.
+        (self.word.load(RELAXED), sleepers.load(RELAXED))
+    }
 }
 
 /// What a `join` whose two words were not both zero must do (S7).
@@ -59,20 +96,34 @@ impl Attention {
     /// one (M1); if not, every slot's word carries [`FALLBACK`] for good.
     pub(crate) fn new(slots: usize, fast: bool) -> Self {
         let initial = if fast { 0 } else { FALLBACK };
+        let sleepers = Arc::new(CachePadded::new(AtomicUsize::new(0)));
+        let address: *const AtomicUsize = &**sleepers;
         Attention {
-            sleepers: CachePadded::new(AtomicUsize::new(0)),
-            words: (0..slots)
-                .map(|_| CachePadded::new(AtomicUsize::new(initial)))
+            slots: (0..slots)
+                .map(|_| {
+                    CachePadded::new(Slot {
+                        word: AtomicUsize::new(initial),
+                        sleepers: address,
+                    })
+                })
                 .collect(),
+            sleepers,
         }
     }
 
-    /// Slot `index`'s word, for its owner to read after each push (S7).
-    pub(crate) fn word(&self, index: usize) -> &AtomicUsize {
-        &self.words[index]
+    /// Slot `index`'s line, for its owner to read after each push (S7).
+    pub(crate) fn slot(&self, index: usize) -> &Slot {
+        &self.slots[index]
     }
 
-    /// The sleepers word, for every `join` to read after its push (S7).
+    /// Slot `index`'s word.
+    #[cfg(all(test, not(any(feature = "loom", feature = "shuttle"))))]
+    pub(crate) fn word(&self, index: usize) -> &AtomicUsize {
+        &self.slots[index].word
+    }
+
+    /// The sleepers word (S7).
+    #[cfg(all(test, not(any(feature = "loom", feature = "shuttle"))))]
     pub(crate) fn sleepers(&self) -> &AtomicUsize {
         &self.sleepers
     }
@@ -121,7 +172,7 @@ impl Attention {
     /// Asks the owner of slot `victim` to promote a half (F3). Returns
     /// whether it had been asked already and has not answered.
     pub(crate) fn ask(&self, victim: usize) -> bool {
-        let word = &self.words[victim];
+        let word = &self.slots[victim].word;
         // F3: relaxed, a hint; the check spares an RMW per round.
         if word.load(RELAXED) & WANTED != 0 {
             return true;
@@ -135,7 +186,7 @@ impl Attention {
     /// or an idle worker took one (F3, F4).
     pub(crate) fn answered(&self, index: usize) {
         // F3: relaxed RMW; a request made after it is served later or by F4.
-        self.words[index].fetch_and(!WANTED, RELAXED);
+        self.slots[index].word.fetch_and(!WANTED, RELAXED);
     }
 }
 
@@ -161,8 +212,7 @@ mod tests {
 
     /// What slot `index`'s `join` reads, as `push_join` reads it.
     fn needs(attention: &Attention, index: usize) -> Option<Needs> {
-        let word = attention.word(index).load(RELAXED);
-        let sleepers = attention.sleepers().load(RELAXED);
+        let (word, sleepers) = attention.slot(index).loads();
         (word | sleepers != 0).then(|| Attention::needs(word, sleepers))
     }
 

@@ -7,7 +7,7 @@ mod search;
 mod waits;
 
 use super::affinity;
-use super::attention::Attention;
+use super::attention::{Attention, Slot};
 use super::job::{AbortOnUnwind, JobRef};
 use super::latch::LatchOwner;
 use super::ordering::{barrier_known, MARK_STORE, PRODUCER_FENCE, RELAXED};
@@ -15,7 +15,7 @@ use super::priority::{LevelDeques, Priority, Rounds};
 use super::registry::{Registry, NO_PENDING_LIMIT};
 use super::stats::Event;
 use crate::deque::Worker;
-use crate::sync::{thread_local, Arc, AtomicUsize};
+use crate::sync::{thread_local, Arc};
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
@@ -128,12 +128,9 @@ pub(crate) struct WorkerThread {
     /// Pending `join` halves, newest at the bottom: owner-biased, so the
     /// owner's push and pop run no barrier (F1).
     joins: Worker<JobRef>,
-    /// This slot's attention word, read at every `join` (S7, F3): its
-    /// address, so that the read is one load.
-    attention: *const AtomicUsize,
-    /// The pool's sleepers word, read at every `join` beside `attention`
-    /// (S7): its address, for the same reason.
-    sleepers: *const AtomicUsize,
+    /// This slot's line of attention, read at every `join` (S7, F3): its
+    /// attention word and the sleepers word's address.
+    attention: *const Slot,
     /// `index` as a `join` half's latch carries it (J4).
     latch_owner: LatchOwner,
     /// `Builder::max_pending_joins` (F6): past this many pending halves, a
@@ -245,8 +242,7 @@ impl WorkerThread {
     /// thread's.
     pub(crate) fn new(index: usize, deques: Deques, registry: Arc<Registry>) -> WorkerThread {
         let (local, joins, levels) = deques;
-        let attention: *const AtomicUsize = registry.sleep.attention.word(index);
-        let sleepers: *const AtomicUsize = registry.sleep.attention.sleepers();
+        let attention: *const Slot = registry.sleep.attention.slot(index);
         WorkerThread {
             index,
             local,
@@ -263,7 +259,6 @@ impl WorkerThread {
             beneath_joins: Cell::new(i64::MIN),
             beneath_local: Cell::new(i64::MIN),
             attention,
-            sleepers,
             latch_owner: LatchOwner::of(index),
             max_pending_joins: registry.max_pending_joins,
             registry,
@@ -276,28 +271,19 @@ impl WorkerThread {
         self.latch_owner
     }
 
-    /// This slot's attention word (S7).
+    /// This slot's line of attention (S7).
     #[inline]
-    fn attention(&self) -> &AtomicUsize {
+    fn attention(&self) -> &Slot {
         // SAFETY: it points into `self.registry`, which lives as long as
         // `self` holds it.
         unsafe { &*self.attention }
     }
 
-    /// The pool's sleepers word (S7).
-    #[inline]
-    fn sleepers(&self) -> &AtomicUsize {
-        // SAFETY: as `attention`.
-        unsafe { &*self.sleepers }
-    }
-
-    /// S7's two relaxed loads after a push, or where F6 asks: this slot's
-    /// attention word and the sleepers word. Both zero: nobody sleeps,
-    /// nobody asks (F3), and light barriers pair.
+    /// S7's two relaxed loads (`Slot::loads`): this slot's attention word
+    /// and the sleepers word.
     #[inline(always)]
     fn attention_and_sleepers(&self) -> (usize, usize) {
-        // S7: relaxed; after a push, S3 makes both recent enough.
-        (self.attention().load(RELAXED), self.sleepers().load(RELAXED))
+        self.attention().loads()
     }
 
     /// The body of worker thread `index`: runs jobs until the pool shuts down
@@ -484,7 +470,7 @@ impl WorkerThread {
         debug_assert!(
             index == Worker::<JobRef>::NO_INDEX
                 // S7: relaxed; `FALLBACK` never changes after the pool's build.
-                || !Attention::fallback(self.attention().load(RELAXED)),
+                || !Attention::fallback(self.attention().word().load(RELAXED)),
             "a take-back trusts light barriers in a slot whose word has FALLBACK"
         );
         // SAFETY: a `JobRef` needs no drop; the rest is the caller's. An
