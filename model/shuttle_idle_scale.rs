@@ -153,8 +153,8 @@ fn most_per_window(workers: usize, iterations: usize) -> Counts {
 
 // 200 random iterations at 8 workers, 100 at 64 (a tenth under the quick
 // bounds). One test, so that no other test of this process moves the
-// probes while it counts. Observed (2026-11-26, most per task over two
-// runs): no pool-wide lock; counter writes 6.0 at 8 workers and 5.0 at 64;
+// probes while it counts. Observed (2026-11-26, most per task over three
+// runs): no pool-wide lock; counter writes 6.0 at 8 workers and at 64;
 // slot locks 3.0 at both; sleepers-word writes 4.0 and 3.5 (24 and 192
 // attention-word writes when every sleep wrote every worker's word). Time:
 // 8.1-8.5 s of CPU here, as before the sleepers word (8.3-9.0 s), most of
