@@ -56,15 +56,7 @@ fn a_claim_left_undelivered_is_dropped_with_the_deque() {
 /// element into a box (G10), and the thief takes it from there.
 #[test]
 fn a_delivered_element_the_owner_needs_the_slot_of_is_evicted() {
-    let worker = BoundedWorker::with_capacity(4);
-    let stalled = worker.stealer();
-    let other = worker.stealer();
-    worker.push(Box::new(10));
-    worker.push(Box::new(11));
-    stalled.shared.announce(stalled.slot);
-    // `other`'s rounds claim index 0 for `stalled` (the first pending slot
-    // at or after 0), deliver it, then claim index 1 for themselves.
-    assert_eq!(other.steal(), Steal::Success(Box::new(11)));
+    let (worker, stalled) = delivered_to_a_stalled_thief();
     let word = stalled.shared.requests[stalled.slot].load(Relaxed);
     assert!(is_delivered(word) && delivered_index(word) == 0);
     // Wrap around: index 4 reuses slot 0.
@@ -85,18 +77,27 @@ fn a_delivered_element_the_owner_needs_the_slot_of_is_evicted() {
 #[test]
 fn delivered_and_evicted_elements_are_dropped_with_the_deque() {
     for wrap in [false, true] {
-        let worker = BoundedWorker::with_capacity(4);
-        let stalled = worker.stealer();
-        let other = worker.stealer();
-        worker.push(Box::new(10));
-        worker.push(Box::new(11));
-        stalled.shared.announce(stalled.slot);
-        assert_eq!(other.steal(), Steal::Success(Box::new(11)));
+        let (worker, stalled) = delivered_to_a_stalled_thief();
         if wrap {
             for i in 0..8 {
                 worker.push(Box::new(i));
             }
         }
-        drop((stalled, other, worker));
+        drop((stalled, worker));
     }
+}
+
+/// A deque of capacity 4 whose oldest element (`Box::new(10)`) was claimed
+/// and delivered to a thief that announced and then stopped: another
+/// thief's rounds claim index 0 for the stalled one (the first pending
+/// slot at or after 0), deliver it, then claim index 1 for themselves.
+fn delivered_to_a_stalled_thief() -> (BoundedWorker<Box<i32>>, BoundedStealer<Box<i32>>) {
+    let worker = BoundedWorker::with_capacity(4);
+    let stalled = worker.stealer();
+    let other = worker.stealer();
+    worker.push(Box::new(10));
+    worker.push(Box::new(11));
+    stalled.shared.announce(stalled.slot);
+    assert_eq!(other.steal(), Steal::Success(Box::new(11)));
+    (worker, stalled)
 }
