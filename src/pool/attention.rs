@@ -55,7 +55,9 @@ pub(crate) struct Slot {
 }
 
 // SAFETY: `sleepers` points to an `AtomicUsize` (`Sync`) on the heap, which
-// the same `Attention` owns and never moves or frees before this slot.
+// the same `Attention` owns and never moves; it is freed only when the
+// `Attention` is dropped, after every use of this slot (every reader holds
+// the registry that owns the `Attention`).
 unsafe impl Send for Slot {}
 // SAFETY: as `Send`; the pointer is only read, and only to load through.
 unsafe impl Sync for Slot {}
@@ -71,7 +73,7 @@ impl Slot {
     /// nobody asks (F3), and light barriers pair.
     #[inline(always)]
     pub(crate) fn loads(&self) -> (usize, usize) {
-        // SAFETY: see `Slot`'s `Send`: the word outlives `self`.
+        // SAFETY: see `Slot`'s `Send`: the word outlives every use of `self`.
         let sleepers = unsafe { &*self.sleepers };
         // S7: relaxed; after a push, S3 makes both recent enough.
         (self.word.load(RELAXED), sleepers.load(RELAXED))
