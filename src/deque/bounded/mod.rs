@@ -1,5 +1,5 @@
 //! A work-stealing deque whose steals never retry: [`BoundedWorker`] and
-//! [`BoundedStealer`] (proofs in `proofs/bounded.md`, steps G1-G9).
+//! [`BoundedStealer`] (proofs in `proofs/bounded.md`, steps G1-G11).
 //!
 //! Today's [`Stealer::steal`](super::Stealer::steal) is lock-free: a thief
 //! whose CAS on `top` loses returns `Retry`, and it can lose every time while
@@ -79,9 +79,9 @@ orderings! {
     /// result load), through the clear if a helper other than the deliverer
     /// cleared the tag (G7, G9); kept, not needed (G7).
     DELIVER: Ordering = Release, weakened "bounded_deliver" => Relaxed;
-    /// G4: the requester's load of its own word once its bit is clear.
-    /// Acquire: the word may already be the owner's box (G10), whose
-    /// contents the eviction released.
+    /// G10: the requester's load of its own word once its bit is clear.
+    /// Acquire: the word may already be the owner's box, whose contents the
+    /// eviction released (the delivery of an index needs none, G7).
     RESULT_LOAD: Ordering = Acquire, weakened "bounded_result_load" => Relaxed;
     /// G9: the tag clear. Release: the delivery the clearer made or read
     /// (G7) happens before any round that reads `top` without the tag,
@@ -183,16 +183,16 @@ const SLOTS: usize = 16;
 const OWNER: usize = 15;
 
 /// The most rounds one steal (or the owner's last-element `pop`) runs:
-/// `4 * SLOTS` (G1 in `proofs/bounded.md`: at most `SLOTS` claims,
-/// `SLOTS - 1` tag clears and `2 * (SLOTS - 1)` announces can change `top`
-/// before a pending request is served or withdrawn, and each round that
-/// does not return is matched to one of those changes). Every round does
-/// at most one CAS of `top` and six atomic steps in all.
+/// `4 * SLOTS` (G1 in `proofs/bounded.md`: at most `SLOTS` claims and
+/// withdrawals, `SLOTS` tag clears and `2 * (SLOTS - 1)` announces can
+/// change `top` before a pending request is served or withdrawn, and each
+/// round that does not return is matched to one of those changes). Every
+/// round does at most one CAS of `top` and four atomic steps in all.
 ///
 /// ```
-/// // 64 rounds of at most 6 atomic steps, the announce's 3, and the 4 of
+/// // 64 rounds of at most 4 atomic steps, the announce's 3, and the 5 of
 /// // taking the element (G10).
-/// assert_eq!(stealpool::deque::ROUND_BOUND * 6 + 3 + 4, 391);
+/// assert_eq!(stealpool::deque::ROUND_BOUND * 4 + 3 + 5, 264);
 /// ```
 pub const ROUND_BOUND: usize = 4 * SLOTS;
 

@@ -1,5 +1,5 @@
 //! What every handle of a bounded deque shares, and the request protocol
-//! run on it (G1-G9): announce, rounds of claims and deliveries,
+//! run on it (G1-G11): announce, rounds of claims and deliveries,
 //! withdrawal.
 
 use super::*;
@@ -138,7 +138,7 @@ impl<T> Shared<T> {
             );
             MOST_ROUNDS.raise_to(rounds);
         }
-        // G4: acquire the delivery, if there was one.
+        // G10: acquire, in case the word is already the owner's box.
         let word = self.requests[slot].load(RESULT_LOAD);
         if is_pending(word) {
             // G10: our own word, released to the owner's scan.

@@ -119,7 +119,9 @@ impl<T> BoundedStealer<T> {
     /// The first half of [`steal`](Self::steal): the request is announced
     /// and left for other threads to serve, as if this thief stopped for
     /// good right after. Only in the model checkers' builds, for the
-    /// progress models; [`finish_steal`](Self::finish_steal) ends it.
+    /// progress models; [`finish_steal`](Self::finish_steal) ends it. A
+    /// handle dropped between the two leaks the element claimed for it, if
+    /// any (G2).
     #[cfg(any(feature = "loom", feature = "shuttle"))]
     #[doc(hidden)]
     pub fn start_steal(&self) {
