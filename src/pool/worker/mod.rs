@@ -174,6 +174,15 @@ pub(crate) struct WorkerThread {
     beneath_local: Cell<i64>,
 }
 
+// What every `join` reads of its worker fills the first cache line (see
+// `WorkerThread`): a field added or grown in front would push the latch's
+// owner onto a second line, and each `join` would touch it.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+const _: () = assert!(
+    std::mem::offset_of!(WorkerThread, latch_owner) + std::mem::size_of::<LatchOwner>() <= 64,
+    "a join's fields of WorkerThread no longer fit in its first cache line"
+);
+
 /// A slot's deques: shared, pending `join` halves, one per level.
 pub(crate) type Deques = (Worker<JobRef>, Worker<JobRef>, LevelDeques);
 
