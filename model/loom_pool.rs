@@ -100,7 +100,7 @@ impl Slot {
     }
 }
 
-// Preemption bound 5, floor 35000 (69804 executions observed).
+// Preemption bound 5, floor 35000 (78225 executions observed).
 //
 // Submit vs park, one worker: the caller submits while the worker is on its
 // way to sleep (S1 registration, S2 fence, final check, wait), then blocks
@@ -123,8 +123,8 @@ fn submit_vs_park_1_worker() {
     });
 }
 
-// Preemption bound 2, floor 35000 (71940 executions observed with a lock
-// per sleeper, S8-S9). At bound 3 it explored 1073742 executions with the
+// Preemption bound 2, floor 35000 (57867 executions observed with a lock
+// per sleeper, S8-S9, and the sleepers word, S7). At bound 3 it explored 1073742 executions with the
 // pool-wide sleep lock and about a quarter more with one lock per sleeper,
 // some 300 s of CI; bound 2 still catches both fences of the pair it is
 // about (`sleeper_fence`, `producer_fence` each deadlock it, checked with
@@ -149,7 +149,7 @@ fn submit_vs_park_2_workers() {
     });
 }
 
-// Preemption bound 2, floor 75000 (153068 executions observed).
+// Preemption bound 2, floor 75000 (380934 executions observed).
 //
 // Two jobs for two workers: the first wakes a sleeper or finds a searcher;
 // the second may land while that worker still counts as searching, so only
@@ -180,10 +180,11 @@ fn submit_two_vs_park_2_workers() {
 // Idle, one worker: preemption bound 6, floor 1 (4 executions observed:
 // the drop's `wake_all` takes the worker's lock before or after the worker
 // registers, and nothing else conflicts). Idle, two workers: bound 3, floor
-// 8700 (17391; with a lock per sleeping slot, bound 4 takes 182 626, eleven
-// times the 16 351 it took with one sleep lock, so the full bound is 3).
-// Pending, one worker: bound 6, floor 140 (782). Pending, two workers: bound
-// 2, floor 9700 (19521 with one sleep lock).
+// 8700 (12749 with the sleepers word, S7; with a lock per sleeping slot,
+// bound 4 took 182 626, eleven times the 16 351 it took with one sleep
+// lock, so the full bound is 3). Pending, one worker: bound 6, floor 140
+// (703). Pending, two workers: bound 2, floor 9700 (56684; 19521 with one
+// sleep lock).
 //
 // Shutdown vs park: the pool is dropped while its workers start, search or
 // fall asleep, with nothing queued or with tasks still queued. Every queued
@@ -231,7 +232,7 @@ fn shutdown_vs_park() {
     });
 }
 
-// Preemption bound 2, floor 39000 (98032 executions observed).
+// Preemption bound 2, floor 39000 (95578 executions observed).
 //
 // A join latch set vs its waiter going to sleep. `join` from outside the
 // pool installs `join(a, b)` on a worker, which pushes `b` on its deque and
@@ -279,7 +280,7 @@ fn join_latch_vs_sleep() {
     );
 }
 
-// Preemption bound 2, floor 30000 (61883 executions observed).
+// Preemption bound 2, floor 30000 (109151 executions observed).
 //
 // A scope's latch set vs its waiter going to sleep: the scope's task is
 // pushed on the scope's worker's deque; the other worker may steal it and
@@ -308,7 +309,7 @@ fn scope_latch_vs_sleep() {
     );
 }
 
-// Preemption bound 2, floor 45000 (90915 executions observed).
+// Preemption bound 2, floor 45000 (91409 executions observed).
 //
 // A handle joined on a worker (H3, H4): a task on a worker submits a
 // subtask and joins its handle at once. The joiner claims the subtask and
@@ -335,8 +336,8 @@ fn handle_latch_vs_sleep() {
     });
 }
 
-// One worker: preemption bound 6, floor 2400 (4881 executions observed).
-// Two workers: bound 2, floor 15000 (30426).
+// One worker: preemption bound 6, floor 2400 (7480 executions observed).
+// Two workers: bound 2, floor 15000 (55867).
 //
 // `wait_all` from outside with one task in flight: the caller registers as
 // an idle waiter (P3) while the task ends (P1, then the completer's fence
@@ -372,7 +373,7 @@ fn wait_all_outside() {
 // while the other worker sleeps: local pushes pay the S3 fence too (see
 // proofs/sleep.md, S3). Skipping that fence makes this model deadlock, at
 // preemption bound 3 only (bounds 1 and 2 pass even then).
-// Bound: 3. Floor: 400 000 executions (1 473 775 observed; about 800 000
+// Bound: 3. Floor: 400 000 executions (1 517 586 observed; about 800 000
 // before a submitted task claimed itself, H3).
 #[test]
 fn spawn_then_block() {
@@ -397,8 +398,9 @@ fn spawn_then_block() {
 // other, and the sleeper's final check (S2) sees it. Without S3 (or S2)
 // the model deadlocks already at this bound; at bound 3 it runs 2 320 867
 // executions in about five minutes, beyond CI's budget, and passes too.
-// Bound: 2. Floor: 32 000 executions (42 796 observed since the owner
-// takes its half back with `pop_biased`, with no fast-path load of `top`;
+// Bound: 2. Floor: 32 000 executions (61 977 observed with the sleepers
+// word, S7; 42 796 with a count in every attention word, once the owner
+// took its half back with `pop_biased`, with no fast-path load of `top`;
 // 75 703 before; the `no_rescue` and
 // `pending_unchecked` bugs are caught as before).
 #[test]
@@ -415,7 +417,7 @@ fn join_then_block() {
     });
 }
 
-// Bound: 2. Floor: 32 000 executions (64 305 observed).
+// Bound: 2. Floor: 32 000 executions (62 619 observed).
 //
 // `join_then_block` on a pool with `max_pending_joins(1)` (F6): the outer
 // half is the first pending one, so it is published and must be taken by
@@ -468,7 +470,7 @@ fn limited_join_then_block() {
 /// Promotions seen over all executions of `join_promote_vs_take`.
 static PROMOTIONS: StdAtomicUsize = StdAtomicUsize::new(0);
 
-// Preemption bound 2, floor 29000 (58491 executions observed).
+// Preemption bound 2, floor 29000 (105190 executions observed).
 //
 // Lazy promotion (`proofs/fork.md`): a worker runs a `join` whose first
 // half joins again, while the other worker, out of work, asks it for work
@@ -505,7 +507,7 @@ fn join_promote_vs_take() {
     );
 }
 
-// Preemption bound 3, floor 38000 (77640 executions observed).
+// Preemption bound 3, floor 38000 (70418 executions observed).
 //
 // A wait that crosses pools, each pool with one worker: the caller installs
 // on pool `a`, whose worker installs on pool `b` and so waits on a
@@ -534,7 +536,7 @@ fn cross_pool_install() {
     });
 }
 
-// Preemption bound 3, floor 130000 (262303 executions observed).
+// Preemption bound 3, floor 130000 (193062 executions observed).
 //
 // The round trip of the review's first program, one worker per pool: `a`'s
 // worker waits on `b`, whose worker joins on `a`: that job can only run on
@@ -552,7 +554,7 @@ fn cross_pool_round_trip() {
     });
 }
 
-// Preemption bound 5, floor 8000 (16298 executions observed).
+// Preemption bound 5, floor 8000 (23699 executions observed).
 //
 // K1: a continuation attached from outside while the worker completes its
 // task: attached before the completion, `complete` delivers it; after, the
@@ -582,7 +584,7 @@ fn then_attach_vs_complete() {
     });
 }
 
-// Preemption bound 2, floor 7500 (15429 executions observed).
+// Preemption bound 2, floor 7500 (20559 executions observed).
 //
 // K2: `when_all` of two tasks of two one-worker pools, so the inputs may
 // arrive at once from two workers (on one worker, or with the caller
@@ -608,7 +610,7 @@ fn when_all_arrivals() {
     });
 }
 
-// Preemption bound 1, floor 1400 (2852 executions observed).
+// Preemption bound 1, floor 1400 (4700 executions observed).
 //
 // K2 again, where the last arrival reads the inputs itself: the gathering
 // pool shuts down while two tasks of two other pools finish, so the last
@@ -631,7 +633,7 @@ fn when_all_arrivals_inline() {
     });
 }
 
-// Preemption bound 3, floor 4000 (8026 executions observed).
+// Preemption bound 3, floor 4000 (16421 executions observed).
 //
 // K3, X2: a continuation attached to a finished task while the pool shuts
 // down: either a worker is still there (it checks for work under the sleep
@@ -651,7 +653,7 @@ fn then_vs_shutdown() {
     });
 }
 
-// Bound: 1. Floor: 4500 executions (9078 observed).
+// Bound: 1. Floor: 4500 executions (8823 observed).
 //
 // H4: task A submits S and joins S's handle; task B, submitted after A,
 // joins A's handle; two workers and no spare (pools under loom have none
@@ -672,7 +674,7 @@ fn dependent_handles_on_two_workers() {
     });
 }
 
-// Bound: 1. Floor: 380 executions (773 observed; 38 901 at bound 2, in
+// Bound: 1. Floor: 380 executions (869 observed; 38 901 at bound 2, in
 // over a minute, where `ready_load` is caught as at bound 1).
 //
 // K4: a `zip` of two tasks of two one-worker pools, joined by a task of the
