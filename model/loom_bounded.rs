@@ -17,16 +17,21 @@
 //! Loom treats SeqCst read-modify-writes as AcqRel and handles
 //! `fence(SeqCst)`; the deque uses no SeqCst access but its two fences.
 //!
+//! The last model is the pool's: a pool built with
+//! `Builder::bounded_steals(true)`, whose workers queue the plain tasks
+//! they spawn on bounded deques (G12), checked for a lost wake-up.
+//!
 //! Run with `cargo test --features loom --test loom_bounded`.
 
 #[path = "loom_run.rs"]
 mod loom_run;
 use loom::cell::UnsafeCell;
 use loom::thread;
-use loom_run::{explore, progress};
+use loom_run::{explore, explore_bounds, progress};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc as StdArc;
 use stealpool::deque::{BoundedStealer, BoundedWorker, Steal, ROUND_BOUND};
+use stealpool::ThreadPool;
 
 /// An element: a cell loom checks every access to.
 type Element = UnsafeCell<usize>;
@@ -232,4 +237,59 @@ fn claimed_for_another_thief() {
         assert_exactly_once(&[1], out);
     });
     report_rounds(name);
+}
+
+/// A wait outside the pool: a flag under a loom `Mutex` and a `Condvar`,
+/// which the pool cannot see (a task blocked on it blocks its worker).
+struct Signal(loom::sync::Mutex<bool>, loom::sync::Condvar);
+
+impl Signal {
+    fn new() -> Self {
+        Signal(loom::sync::Mutex::new(false), loom::sync::Condvar::new())
+    }
+
+    /// Blocks until `raise` has run.
+    fn wait(&self) {
+        let mut raised = self.0.lock().unwrap();
+        while !*raised {
+            raised = self.1.wait(raised).unwrap();
+        }
+    }
+
+    fn raise(&self) {
+        *self.0.lock().unwrap() = true;
+        self.1.notify_one();
+    }
+}
+
+// Preemption bound BOUND, floor FLOOR (OBSERVED executions observed).
+//
+// Park vs spawn on a bounded deque (G12): a task of a two-worker pool with
+// bounded deques spawns a child, which goes on its worker's bounded deque,
+// then blocks outside the pool until the child has run. Only the other
+// worker can run it, by a bounded steal: if that worker goes to sleep
+// having missed the child while the spawn's announcement (S3, S4) missed
+// the sleeper, every thread blocks, which loom reports as a deadlock.
+// `--cfg stealpool_bug="bounded_unchecked"` leaves the bounded deques out
+// of the sleepers' final check: then it deadlocks.
+#[test]
+fn spawn_bounded_then_block() {
+    explore_bounds("spawn_bounded_then_block", (2, 1), (1, 1), || {
+        let pool = StdArc::new(
+            ThreadPool::builder()
+                .num_threads(2)
+                .bounded_steals(true)
+                .build()
+                .unwrap(),
+        );
+        let spawner = pool.clone();
+        let handle = pool.submit(move || {
+            let signal = loom::sync::Arc::new(Signal::new());
+            let done = signal.clone();
+            spawner.spawn(move || done.raise());
+            signal.wait();
+        });
+        handle.join().unwrap();
+        StdArc::try_unwrap(pool).ok().unwrap().shutdown();
+    });
 }

@@ -90,6 +90,7 @@ mod steal;
 mod stealer;
 mod worker;
 
+pub(crate) use bounded::BoundedLen;
 pub use bounded::{BoundedStealer, BoundedWorker, MAX_STEALERS, ROUND_BOUND};
 #[allow(unused_imports)] // used by the tests
 pub(crate) use element::is_boxed;

@@ -5,7 +5,7 @@ use super::injector::Injector;
 use super::registry::{PanicHandler, Registry, NO_PENDING_LIMIT};
 use super::sleep::MAX_WORKERS;
 use super::topology::{self, Placement, Topology};
-use super::worker::{Deques, WorkerThread};
+use super::worker::{BoundedDeques, Deques, WorkerThread, BOUNDED_SLOTS};
 use super::ThreadPool;
 use crate::deque::Worker;
 use crate::sync::{thread, Arc};
@@ -54,6 +54,8 @@ pub struct Builder {
     max_blocking_threads: Option<usize>,
     /// `None`: every `join` half is published (F1).
     max_pending_joins: Option<usize>,
+    /// A bounded deque per slot for plain spawned tasks (G12).
+    bounded_steals: bool,
 }
 
 impl fmt::Debug for Builder {
@@ -65,6 +67,7 @@ impl fmt::Debug for Builder {
             .field("pin_workers", &self.pin_workers)
             .field("max_blocking_threads", &self.max_blocking_threads)
             .field("max_pending_joins", &self.max_pending_joins)
+            .field("bounded_steals", &self.bounded_steals)
             .finish_non_exhaustive()
     }
 }
@@ -284,11 +287,70 @@ impl Builder {
         self
     }
 
+    /// Queues the plain tasks a worker [`spawn`](crate::ThreadPool::spawn)s
+    /// (at [`Priority::Normal`](crate::Priority), from inside a task of this
+    /// pool) on a deque of its own whose steals never retry:
+    /// [`BoundedStealer`](crate::deque::BoundedStealer), every steal done
+    /// within a bounded number of its own steps whatever other thieves do
+    /// (`proofs/bounded.md`). Default: `false`, every task on the one
+    /// lock-free deque per worker.
+    ///
+    /// Only those tasks move: `join` halves, [`scope`](crate::ThreadPool::scope)
+    /// tasks, priorities other than `Normal`, continuations and
+    /// [`submit`](crate::ThreadPool::submit)ted tasks stay where they are,
+    /// since waits take some of them back by a condition, which a steal
+    /// that serves other thieves' requests cannot test. Idle workers take
+    /// the tasks from each other's bounded deques after the usual deques,
+    /// and [`Stats::bounded_steals`](crate::Stats::bounded_steals) counts
+    /// those steals.
+    ///
+    /// A pool with bounded deques has at most 16 threads, spare threads of
+    /// [`block_in_place`](crate::block_in_place) included (each deque has
+    /// 15 thieves' handles): the default spare threads are cut to fit, and
+    /// [`build`](Builder::build) fails with more workers, or workers and
+    /// [`max_blocking_threads`](Builder::max_blocking_threads) together.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .bounded_steals(true)
+    ///     .build()
+    ///     .unwrap();
+    /// let ran = Arc::new(AtomicUsize::new(0));
+    /// let spawner = ran.clone();
+    /// pool.spawn(move || {
+    ///     for _ in 0..100 {
+    ///         let ran = spawner.clone();
+    ///         // From inside the pool: on this worker's bounded deque.
+    ///         stealpool::spawn(move || {
+    ///             ran.fetch_add(1, Ordering::Relaxed);
+    ///         });
+    ///     }
+    /// });
+    /// pool.wait_all();
+    /// assert_eq!(ran.load(Ordering::Relaxed), 100);
+    ///
+    /// let error = stealpool::ThreadPool::builder()
+    ///     .num_threads(17)
+    ///     .bounded_steals(true)
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(error.to_string().contains("bounded"));
+    /// ```
+    pub fn bounded_steals(mut self, on: bool) -> Self {
+        self.bounded_steals = on;
+        self
+    }
+
     /// Starts the worker threads.
     ///
     /// # Errors
     ///
-    /// [`BuildError`] if more than 65 535 threads are asked for, if a name
+    /// [`BuildError`] if more than 65 535 threads are asked for (16 with
+    /// [`bounded_steals`](Builder::bounded_steals)), if a name
     /// from [`thread_name`](Builder::thread_name) contains a NUL byte, or if
     /// a thread cannot be spawned. The threads already started are stopped
     /// and joined first, and so they are if `thread_name` panics.
@@ -318,9 +380,26 @@ impl Builder {
                 )));
             }
             Some(n) => n,
+            // G12: with bounded deques, the default spares fit their slots.
+            None if self.bounded_steals => {
+                (DEFAULT_SPARES_PER_WORKER * num_threads).min(BOUNDED_SLOTS.saturating_sub(num_threads))
+            }
             None => (DEFAULT_SPARES_PER_WORKER * num_threads).min(MAX_WORKERS - num_threads),
         };
         let slots = num_threads + spare_slots;
+        if self.bounded_steals && slots > BOUNDED_SLOTS {
+            return Err(BuildError(ErrorKind::TooManyBoundedSlots(slots)));
+        }
+        // G12: each slot's bounded deque with its handles on the others'.
+        let (mut bounded, bounded_lens) = if self.bounded_steals {
+            let (deques, lens) = BoundedDeques::for_slots(slots, DEQUE_CAPACITY);
+            (
+                deques.into_iter().map(|d| Some(Box::new(d))).collect(),
+                Some(lens),
+            )
+        } else {
+            ((0..slots).map(|_| None).collect::<Vec<_>>(), None)
+        };
         // M1: before any worker starts, so every worker sees the result.
         crate::sync::register_barriers();
         // Each worker has two deques: the one thieves look in first, and the
@@ -332,13 +411,21 @@ impl Builder {
                     Worker::with_capacity(DEQUE_CAPACITY),
                     Worker::owner_biased_with_capacity(DEQUE_CAPACITY),
                     std::array::from_fn(|_| Worker::with_capacity(DEQUE_CAPACITY)),
+                    None,
                 )
             })
             .collect();
         let stealers = deques.iter().map(|(local, ..)| local.stealer()).collect();
-        let join_stealers = deques.iter().map(|(_, joins, _)| joins.stealer()).collect();
-        let level_stealers =
-            std::array::from_fn(|slot| deques.iter().map(|(.., levels)| levels[slot].stealer()).collect());
+        let join_stealers = deques.iter().map(|(_, joins, ..)| joins.stealer()).collect();
+        let level_stealers = std::array::from_fn(|slot| {
+            deques
+                .iter()
+                .map(|(_, _, levels, _)| levels[slot].stealer())
+                .collect()
+        });
+        for (deques, bounded) in deques.iter_mut().zip(bounded.drain(..)) {
+            deques.3 = bounded;
+        }
         let spares = deques
             .drain(num_threads..)
             .enumerate()
@@ -358,6 +445,7 @@ impl Builder {
         // Q10: an injector per node holding a worker.
         registry.injector = Injector::with_nodes(registry.placement.nodes());
         registry.max_pending_joins = self.max_pending_joins.unwrap_or(NO_PENDING_LIMIT);
+        registry.bounded = bounded_lens;
         let registry = Arc::new(registry);
         // Dropped on every way out but success, this pool stops and joins the
         // workers started so far, even when `thread_name` panics.
@@ -403,6 +491,8 @@ pub struct BuildError(ErrorKind);
 #[derive(Debug)]
 enum ErrorKind {
     TooManyThreads(usize),
+    /// G12: more slots than a bounded deque has thieves' handles for.
+    TooManyBoundedSlots(usize),
     ThreadName {
         index: usize,
         name: String,
@@ -430,6 +520,10 @@ impl fmt::Display for BuildError {
                     "a pool has at most {MAX_WORKERS} threads and spare threads, {n} were asked for"
                 )
             }
+            ErrorKind::TooManyBoundedSlots(n) => write!(
+                f,
+                "a pool with bounded steals has at most {BOUNDED_SLOTS} threads and spare threads, {n} were asked for"
+            ),
             ErrorKind::ThreadName { index, name } => {
                 write!(f, "the name of worker {index} contains a NUL byte: {name:?}")
             }
@@ -442,7 +536,10 @@ impl fmt::Display for BuildError {
 impl error::Error for BuildError {
     fn source(&self) -> Option<&(dyn error::Error + 'static)> {
         match &self.0 {
-            ErrorKind::TooManyThreads(_) | ErrorKind::ThreadName { .. } | ErrorKind::GlobalExists => None,
+            ErrorKind::TooManyThreads(_)
+            | ErrorKind::TooManyBoundedSlots(_)
+            | ErrorKind::ThreadName { .. }
+            | ErrorKind::GlobalExists => None,
             ErrorKind::Spawn(error) => Some(error),
         }
     }

@@ -13,7 +13,7 @@ use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
 use super::topology::{Distance, Placement, Topology};
 use super::worker::WorkerThread;
-use crate::deque::Stealer;
+use crate::deque::{BoundedLen, Stealer};
 use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Condvar, Mutex};
 use crossbeam_utils::CachePadded;
 use std::any::Any;
@@ -76,6 +76,10 @@ pub(crate) struct Registry {
     slots_used: CachePadded<AtomicUsize>,
     /// Spare threads standing in for tasks inside `block_in_place` (W1-W5).
     pub(crate) spares: Spares,
+    /// G12: with `Builder::bounded_steals`, each slot's bounded deque of
+    /// plain spawned tasks, as the sleepers' final check reads it; `None`
+    /// otherwise (set by the builder, read-only after).
+    pub(crate) bounded: Option<Box<[BoundedLen<JobRef>]>>,
 }
 
 impl Registry {
@@ -114,6 +118,7 @@ impl Registry {
             workers,
             slots_used: CachePadded::new(AtomicUsize::new(workers)),
             spares,
+            bounded: None,
         }
     }
 
@@ -260,14 +265,19 @@ impl Registry {
     /// Queues a task: `body` runs on a worker, catching its own panics.
     pub(crate) fn spawn_task(&self, priority: Priority, body: impl FnOnce() + Send) {
         self.count_task();
-        self.push_task(
-            priority,
-            HeapJob::into_job_ref(move || {
-                // SAFETY: tasks only run on workers, whose thread-local is set.
-                let worker = unsafe { &*WorkerThread::current() };
-                worker.run_task(body);
-            }),
-        );
+        let job = HeapJob::into_job_ref(move || {
+            // SAFETY: tasks only run on workers, whose thread-local is set.
+            let worker = unsafe { &*WorkerThread::current() };
+            worker.run_task(body);
+        });
+        // G12: with `bounded_steals`, a plain task spawned on a worker goes
+        // on its bounded deque; one predictable branch without.
+        if self.bounded.is_some() && priority.slot().is_none() {
+            if let Some(worker) = self.current_worker() {
+                return worker.push_bounded(job);
+            }
+        }
+        self.push_task(priority, job);
     }
 
     /// Counts a task about to be queued; `task_done` ends it.
@@ -391,6 +401,21 @@ impl Registry {
             || self.in_use(&self.stealers).iter().any(|s| !s.is_empty())
             || self.pending_joins()
             || self.priority.has_work(self.slots_in_use())
+            || self.bounded_work()
+    }
+
+    /// G12: whether a slot's bounded deque holds a plain spawned task
+    /// (relaxed snapshots, G8; after the sleeper's barrier, S2, they see
+    /// every push announced before it). `--cfg
+    /// stealpool_bug="bounded_unchecked"` leaves them out of the sleepers'
+    /// final check, the mistake G12 rules out.
+    pub(crate) fn bounded_work(&self) -> bool {
+        match &self.bounded {
+            Some(lens) if !cfg!(stealpool_bug = "bounded_unchecked") => {
+                self.in_use(lens).iter().any(|len| !len.is_empty())
+            }
+            _ => false,
+        }
     }
 
     /// F5: whether a worker has pending `join` halves. `--cfg

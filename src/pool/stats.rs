@@ -25,6 +25,7 @@ pub(crate) struct WorkerCounters {
     steals_same_node: StatCounter,
     steals_remote: StatCounter,
     pin_failed: StatCounter,
+    bounded_steals: StatCounter,
 }
 
 /// Which counter to bump.
@@ -43,6 +44,8 @@ pub(crate) enum Event {
     StealAt(Distance),
     /// The worker could not be pinned to its CPU.
     PinFailed,
+    /// A successful steal from a bounded deque (G12).
+    BoundedSteal,
 }
 
 impl WorkerCounters {
@@ -58,6 +61,7 @@ impl WorkerCounters {
             Event::StealAt(Distance::SameNode) => (&self.steals_same_node, 1),
             Event::StealAt(Distance::Remote) => (&self.steals_remote, 1),
             Event::PinFailed => (&self.pin_failed, 1),
+            Event::BoundedSteal => (&self.bounded_steals, 1),
         };
         // T1: relaxed; a statistic orders nothing. Only this worker writes
         // its counters, so a load and a store do what a (locked) RMW would.
@@ -80,6 +84,7 @@ impl WorkerCounters {
             steals_same_node: read(&self.steals_same_node),
             steals_remote: read(&self.steals_remote),
             pin_failures: read(&self.pin_failed),
+            bounded_steals: read(&self.bounded_steals),
         }
     }
 }
@@ -122,6 +127,9 @@ pub struct WorkerStats {
     pub steals_remote: u64,
     /// 1 if this worker was to be pinned to its CPU and could not be.
     pub pin_failures: u64,
+    /// Of the successful steals, those from a bounded deque (see
+    /// [`Stats::bounded_steals`]).
+    pub bounded_steals: u64,
 }
 
 /// A snapshot of a pool's statistics, from [`ThreadPool::stats`](crate::ThreadPool::stats).
@@ -219,6 +227,22 @@ pub struct Stats {
     /// worker runs unpinned. Each worker counts its own failure as it
     /// starts, so the count is complete once every worker has run a task.
     pub pin_failures: u64,
+    /// Of the successful steals, those of plain spawned tasks from the
+    /// workers' bounded deques, whose steals never retry
+    /// ([`Builder::bounded_steals`](crate::Builder::bounded_steals)); 0
+    /// without them.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// pool.install(|| {
+    ///     for _ in 0..100 {
+    ///         stealpool::spawn(|| {});
+    ///     }
+    /// });
+    /// pool.wait_all();
+    /// assert_eq!(pool.stats().bounded_steals, 0);
+    /// ```
+    pub bounded_steals: u64,
     /// The same counts, one entry per worker, in worker-index order.
     pub per_worker: Vec<WorkerStats>,
     /// The same counts for the spare threads of
@@ -279,6 +303,7 @@ pub(crate) fn collect(
         steals_same_node: sum(|w| w.steals_same_node),
         steals_remote: sum(|w| w.steals_remote),
         pin_failures: sum(|w| w.pin_failures),
+        bounded_steals: sum(|w| w.bounded_steals),
         per_worker,
         spares,
         spare_threads_started: spare_counts.activations,
@@ -302,5 +327,6 @@ fn add(a: WorkerStats, b: WorkerStats) -> WorkerStats {
         steals_same_node: a.steals_same_node + b.steals_same_node,
         steals_remote: a.steals_remote + b.steals_remote,
         pin_failures: a.pin_failures + b.pin_failures,
+        bounded_steals: a.bounded_steals + b.bounded_steals,
     }
 }

@@ -279,4 +279,5 @@ mod tests;
 mod worker;
 
 pub use stealer::BoundedStealer;
+pub(crate) use worker::BoundedLen;
 pub use worker::BoundedWorker;

@@ -369,6 +369,28 @@ impl<T> BoundedWorker<T> {
     }
 }
 
+/// A look at a bounded deque's length that any number of threads share
+/// (`Sync`, unlike the handles): what the pool's sleepers read of each
+/// slot's bounded deque in their final check (G12). It holds no request
+/// slot.
+pub(crate) struct BoundedLen<T>(Arc<Shared<T>>);
+
+impl<T> BoundedLen<T> {
+    /// `true` if the deque held no element at the snapshot (G8's relaxed
+    /// loads; G12 says why they suffice after the sleeper's barrier).
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.len() == 0
+    }
+}
+
+impl<T> BoundedWorker<T> {
+    /// A [`BoundedLen`] of this deque.
+    pub(crate) fn len_view(&self) -> BoundedLen<T> {
+        BoundedLen(self.shared.clone())
+    }
+}
+
 impl<T> fmt::Debug for BoundedWorker<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BoundedWorker").field("len", &self.len()).finish()

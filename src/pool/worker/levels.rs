@@ -109,6 +109,10 @@ impl WorkerThread {
         if let Some(job) = self.local.pop() {
             return Some(job);
         }
+        // G12: our own plain spawned tasks, as in the plain search.
+        if let Some(job) = self.pop_bounded() {
+            return Some(job);
+        }
         // Our own pending halves, when we help while waiting (F2).
         if let Some(job) = self.joins.pop() {
             return Some(job);
@@ -260,6 +264,7 @@ impl WorkerThread {
                 !registry.injector.is_empty()
                     || registry.priority.has_normal_staged()
                     || registry.in_use(&registry.stealers).iter().any(|s| !s.is_empty())
+                    || registry.bounded_work()
             }
             Some(slot) => used.has(slot) && registry.priority.level(slot).has_work(registry.slots_in_use()),
         }

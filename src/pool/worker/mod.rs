@@ -2,9 +2,12 @@
 //! it runs a job. Where it looks for work is in `search.rs` (the plain
 //! search) and `levels.rs` (priority levels); how it waits, in `waits.rs`.
 
+mod bounded;
 mod levels;
 mod search;
 mod waits;
+
+pub(crate) use bounded::{BoundedDeques, BOUNDED_SLOTS};
 
 use super::affinity;
 use super::attention::{Attention, Slot};
@@ -172,6 +175,10 @@ pub(crate) struct WorkerThread {
     /// H6: the same for `local`, as `Registry::beneath_marks` shows it to
     /// that half's owner.
     beneath_local: Cell<i64>,
+    /// G12: plain spawned tasks and handles on the other slots' such
+    /// deques, with `Builder::bounded_steals`; `None` otherwise. Last: off
+    /// the lines a `join` reads.
+    bounded: Option<Box<BoundedDeques>>,
 }
 
 // What every `join` reads of its worker fills the first cache line (see
@@ -183,8 +190,14 @@ const _: () = assert!(
     "a join's fields of WorkerThread no longer fit in its first cache line"
 );
 
-/// A slot's deques: shared, pending `join` halves, one per level.
-pub(crate) type Deques = (Worker<JobRef>, Worker<JobRef>, LevelDeques);
+/// A slot's deques: shared, pending `join` halves, one per level, and the
+/// bounded one of plain spawned tasks if the pool has them (G12).
+pub(crate) type Deques = (
+    Worker<JobRef>,
+    Worker<JobRef>,
+    LevelDeques,
+    Option<Box<BoundedDeques>>,
+);
 
 impl WorkerThread {
     /// The current thread's worker, or null.
@@ -250,7 +263,7 @@ impl WorkerThread {
     /// A worker for slot `index` with its deques, not yet the current
     /// thread's.
     pub(crate) fn new(index: usize, deques: Deques, registry: Arc<Registry>) -> WorkerThread {
-        let (local, joins, levels) = deques;
+        let (local, joins, levels, bounded) = deques;
         let attention: *const Slot = registry.sleep.attention.slot(index);
         WorkerThread {
             index,
@@ -267,6 +280,7 @@ impl WorkerThread {
             waits_in_place: Cell::new(0),
             beneath_joins: Cell::new(i64::MIN),
             beneath_local: Cell::new(i64::MIN),
+            bounded,
             attention,
             latch_owner: LatchOwner::of(index),
             max_pending_joins: registry.max_pending_joins,
@@ -329,13 +343,16 @@ impl WorkerThread {
             }
         };
         CURRENT.with(|current| current.set(Current::NONE));
-        (retired, (self.local, self.joins, self.levels))
+        (retired, (self.local, self.joins, self.levels, self.bounded))
     }
 
     /// Whether none of this worker's own deques holds a job. Exact for the
     /// owner: only it pushes, and thieves only take.
     pub(crate) fn owns_no_work(&self) -> bool {
-        self.local.is_empty() && self.joins.is_empty() && self.levels.iter().all(Worker::is_empty)
+        self.local.is_empty()
+            && self.joins.is_empty()
+            && self.levels.iter().all(Worker::is_empty)
+            && self.bounded.as_ref().is_none_or(|bounded| bounded.is_empty())
     }
 
     /// This worker as a task's claim names its runner (H3, H5): its

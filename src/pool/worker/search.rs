@@ -28,9 +28,14 @@ impl WorkerThread {
         self.take_own_normal().or_else(|| self.steal_normal())
     }
 
-    /// This worker's deque, its pending halves, then the injector.
+    /// This worker's deque, its bounded deque (G12), its pending halves,
+    /// then the injector.
     pub(super) fn take_own_normal(&self) -> Option<JobRef> {
         if let Some(job) = self.local.pop() {
+            return Some(job);
+        }
+        // G12: our own plain spawned tasks, with `bounded_steals`.
+        if let Some(job) = self.pop_bounded() {
             return Some(job);
         }
         // Our own pending halves, when we help while waiting (F2).
@@ -48,9 +53,11 @@ impl WorkerThread {
         Some(job)
     }
 
-    /// Other workers' deques, then their pending `join` halves.
+    /// Other workers' deques, their bounded deques (G12), then their
+    /// pending `join` halves.
     pub(super) fn steal_normal(&self) -> Option<JobRef> {
         self.steal(&self.registry.stealers, &self.local)
+            .or_else(|| self.steal_bounded())
             .or_else(|| self.take_pending_join())
     }
 
