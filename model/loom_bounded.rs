@@ -262,7 +262,9 @@ impl Signal {
     }
 }
 
-// Preemption bound BOUND, floor FLOOR (OBSERVED executions observed).
+// Preemption bound 2, floor 31000 (62998 executions observed, 16 s in a
+// release build); quick: bound 1, floor 690 (1380 observed, which already
+// catch the mutant below).
 //
 // Park vs spawn on a bounded deque (G12): a task of a two-worker pool with
 // bounded deques spawns a child, which goes on its worker's bounded deque,
@@ -274,7 +276,7 @@ impl Signal {
 // of the sleepers' final check: then it deadlocks.
 #[test]
 fn spawn_bounded_then_block() {
-    explore_bounds("spawn_bounded_then_block", (2, 1), (1, 1), || {
+    explore_bounds("spawn_bounded_then_block", (2, 31_000), (1, 690), || {
         let pool = StdArc::new(
             ThreadPool::builder()
                 .num_threads(2)
