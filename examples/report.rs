@@ -7,6 +7,7 @@
 //! cargo run --release --example report -- --rounds 5
 //! cargo run --release --example report -- --fork-join   # section [6] only
 //! cargo run --release --example report -- --par-iter    # parallel iterators vs rayon's
+//! cargo run --release --example report -- --bounded-pool  # spawn and fib, bounded_steals off/on vs rayon
 //! cargo run --release --example report -- --many        # section [8]: 8, 16, 64 workers vs rayon
 //! cargo run --release --example report -- --csv report.csv
 //! cargo run --release --example report -- --help
@@ -37,6 +38,8 @@
 //! the process's user+system time over the same run (it shows spinning).
 //! Every result is checked against a sequential run.
 
+#[path = "common/bounded_pool.rs"]
+mod bounded_pool;
 #[path = "common/cli.rs"]
 mod cli;
 #[path = "../benches/common/mutex_pool.rs"]
@@ -1570,6 +1573,10 @@ const OPTIONS: &[cli::Opt] = &[
         "run section [8] alone: 8, 16 and 64 workers against rayon with as many threads",
     ),
     cli::switch(
+        "bounded-pool",
+        "run spawn (inside tasks) and fib on a pool without and with bounded_steals against rayon, alone",
+    ),
+    cli::switch(
         "par-iter",
         "run the parallel iterators against rayon's alone (its own table)",
     ),
@@ -1611,6 +1618,11 @@ fn main() {
     let start = Instant::now();
     println!("stealpool benchmark report (best of {rounds} rounds, peers interleaved)");
     machine();
+    if args.has("bounded-pool") {
+        // The pool on bounded deques, off and on, against rayon, alone.
+        bounded_pool::run(rounds);
+        return;
+    }
     if args.has("par-iter") {
         // The parallel iterators against rayon's, alone.
         par_iter_bench::run(rounds);
