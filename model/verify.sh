@@ -209,7 +209,7 @@ step_miri() {
         env CARGO_TARGET_DIR=target/miri cargo +nightly miri test --test deque_proptest
     run miri_pool 1500 "pool: UB, races, leaks" "Miri" -- \
         env CARGO_TARGET_DIR=target/miri cargo +nightly miri test --test pool_api --test pool_panics --test pool_edges \
-        --test pool_priority
+        --test pool_priority --test pool_bounded
     run miri_pool_waits_sb 1500 "pool waits: protected borrows" "Miri SB, ${MIRI_POOL_SEEDS} seeds" -- \
         env MIRIFLAGS="-Zmiri-many-seeds=0..${MIRI_POOL_SEEDS}" CARGO_TARGET_DIR=target/miri \
         cargo +nightly miri test --test pool_miri
