@@ -109,10 +109,13 @@ step_clippy() {
 step_test() { run test 1200 "API, stress, proptest, doc" "cargo test (real threads)" -- cargo test; }
 
 step_loom() {
-    # About 15 minutes here (2026-11-26: 882 s, 2 cores, build included,
-    # before the lock per sleeper). The largest model is `spawn_then_block`
-    # (2 043 863 executions at bound 3 with a lock per sleeper, about
-    # 380 s); `submit_vs_park_2_workers` went to bound 2 (see its comment).
+    # About 11 minutes here (2026-11-26: 653 s, 2 cores, build included).
+    # The largest model is `block_after_spawn` (1 517 586 executions at
+    # bound 3, about 310 s): its name sorts first in `loom_pool`, and
+    # libtest starts a binary's tests in name order on its two threads, so
+    # the other models run beside it rather than after it (as
+    # `spawn_then_block` it started mid-list and ran alone for 150 s).
+    # `submit_vs_park_2_workers` went to bound 2 (see its comment).
     # The limit only stops a hang, with room for a slower machine.
     # shellcheck disable=SC2046
     run loom 2100 "deque, pool, injector: C11" "loom (exhaustive, bounded)" -- \
@@ -260,6 +263,12 @@ step_tsan() {
     # allocations (the sanitizer's runtime allocates on its own). A refused
     # allocation returns null, as without the sanitizer, so the deque's
     # test of a capacity the allocator refuses sees the same panic.
+    # Shorter runs where a round costs ten times more under the sanitizer:
+    # the deque's linearizability rounds (500 rounds and 1000 pop-vs-steal
+    # races, overlap floors unchanged: 38 s -> 10 s; the release-build step
+    # `lin_threads` runs the full count) and the soak (10 s of its 20).
+    # It looks for races in the code the rounds run, which a few hundred
+    # overlapping rounds exercise.
     local tests=()
     for f in tests/*.rs; do
         name=$(basename "$f" .rs)
@@ -268,6 +277,7 @@ step_tsan() {
     run tsan 1800 "real-thread tests: data races" "ThreadSanitizer" -- \
         env RUSTFLAGS="-Zsanitizer=thread" RUSTDOCFLAGS="-Zsanitizer=thread" CARGO_TARGET_DIR=target/tsan \
         TSAN_OPTIONS="allocator_may_return_null=1" \
+        STEALPOOL_LIN_ROUNDS=500 STEALPOOL_LIN_RACES=1000 STEALPOOL_SOAK_SECONDS=10 \
         cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu --no-fail-fast "${tests[@]}"
 }
 

@@ -634,7 +634,13 @@ fn soak_round(seed: u64) -> (bool, u64) {
 fn randomized_soak_of_every_api() {
     quiet_expected_panics();
     // Bounded in time and in rounds: a slow machine does fewer rounds.
-    let budget = Duration::from_secs(if cfg!(miri) { 3600 } else { 20 });
+    // `STEALPOOL_SOAK_SECONDS` shortens it where each round costs more
+    // (ThreadSanitizer's step, model/verify.sh).
+    let seconds = std::env::var("STEALPOOL_SOAK_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(if cfg!(miri) { 3600 } else { 20 });
+    let budget = Duration::from_secs(seconds);
     let max_rounds = scaled(20_000, 30) as u64;
     let base = std::env::var("STEALPOOL_SOAK_SEED")
         .ok()
@@ -674,7 +680,7 @@ fn scope_tree_sums_exactly() {
 }
 
 /// A task spawns a child and then blocks outside the pool until the child
-/// has run (loom's `spawn_then_block`, on real threads, with the light and
+/// has run (loom's `block_after_spawn`, on real threads, with the light and
 /// heavy barriers of S3/S2 as they are on this machine: membarrier where
 /// Linux offers it). The other worker must not sleep through the child.
 #[test]
