@@ -72,10 +72,12 @@ impl Peer {
         }
     }
 
-    /// Spawns `f` from inside the pool (only called on its workers).
+    /// Spawns `f` from inside the pool (only called on its workers: for
+    /// stealpool, on the calling worker's deque, the bounded one with the
+    /// option).
     fn spawn_inside(&self, f: impl FnOnce() + Send + 'static) {
         match self {
-            Peer::Stealpool(_) => stealpool::spawn(f),
+            Peer::Stealpool(pool) => pool.spawn(f),
             Peer::Rayon(_) => rayon::spawn(f),
         }
     }
