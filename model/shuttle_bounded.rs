@@ -11,6 +11,9 @@
 //! Every test counts its schedules and fails below its floor
 //! (`shuttle_run.rs`).
 //!
+//! The last two tests are the pool's on these deques (G12): three workers
+//! with `Builder::bounded_steals`.
+//!
 //! Run with `cargo test --features shuttle --test shuttle_bounded` (the
 //! quick bounds: a tenth of the schedules; `STEALPOOL_MODEL_BOUNDS=full` for
 //! those stated here).
@@ -268,4 +271,92 @@ fn a_stopped_thief_keeps_no_one_waiting() {
     progress::line(format_args!("shuttle_bounded a_stopped_thief_keeps_no_one_waiting: the stopped request was decided by others in {helped} schedules"));
     assert!(helped > 0, "no schedule served or withdrawn the stopped request");
     report_rounds("a_stopped_thief_keeps_no_one_waiting");
+}
+
+/// A wait outside the pool: a flag under a shuttle `Mutex` and a
+/// `Condvar`, which the pool cannot see.
+struct Signal(shuttle::sync::Mutex<bool>, shuttle::sync::Condvar);
+
+impl Signal {
+    fn new() -> Self {
+        Signal(shuttle::sync::Mutex::new(false), shuttle::sync::Condvar::new())
+    }
+
+    fn wait(&self) {
+        let mut raised = self.0.lock().unwrap();
+        while !*raised {
+            raised = self.1.wait(raised).unwrap();
+        }
+    }
+
+    fn raise(&self) {
+        *self.0.lock().unwrap() = true;
+        self.1.notify_one();
+    }
+}
+
+/// A pool of three workers with bounded deques (G12): a task from outside
+/// spawns three from inside (on its worker's bounded deque), then blocks
+/// outside the pool until the last of them has run: the two other workers
+/// must steal them, their requests perhaps combined, and neither may
+/// sleep with one left there. Every task runs exactly once.
+fn bounded_pool_storm() {
+    const CHILDREN: usize = 3;
+    let pool = Arc::new(
+        stealpool::ThreadPool::builder()
+            .num_threads(3)
+            .bounded_steals(true)
+            .build()
+            .unwrap(),
+    );
+    let runs: std::sync::Arc<Vec<AtomicUsize>> =
+        std::sync::Arc::new((0..=CHILDREN).map(|_| AtomicUsize::new(0)).collect());
+    let (spawner, counts) = (pool.clone(), runs.clone());
+    pool.spawn(move || {
+        counts[0].fetch_add(1, Relaxed);
+        let signal = Arc::new(Signal::new());
+        for child in 1..=CHILDREN {
+            let (counts, signal) = (counts.clone(), signal.clone());
+            spawner.spawn(move || {
+                counts[child].fetch_add(1, Relaxed);
+                if child == CHILDREN {
+                    signal.raise();
+                }
+            });
+        }
+        signal.wait();
+    });
+    pool.wait_all();
+    Arc::try_unwrap(pool)
+        .unwrap_or_else(|_| panic!("a finished task still holds the pool"))
+        .shutdown();
+    for (task, r) in runs.iter().enumerate() {
+        assert_eq!(r.load(Relaxed), 1, "task {task} ran twice or never");
+    }
+}
+
+// 10 000 random + 10 000 PCT (depth 3) schedules: `bounded_pool_storm`
+// (about 2.5 s). `--cfg stealpool_bug="bounded_unchecked"` deadlocks the
+// PCT test within its first schedules.
+#[test]
+fn bounded_pool_random() {
+    run(
+        "shuttle_bounded",
+        "bounded_pool_random",
+        Schedule::Random { iterations: 10_000 },
+        bounded_pool_storm,
+    );
+}
+
+#[test]
+fn bounded_pool_pct() {
+    run(
+        "shuttle_bounded",
+        "bounded_pool_pct",
+        Schedule::Pct {
+            iterations: 10_000,
+            depth: 3,
+        },
+        bounded_pool_storm,
+    );
 }
