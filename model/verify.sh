@@ -100,7 +100,9 @@ check_not_vacuous() {
 step_fmt() { run fmt 300 "formatting" "rustfmt" -- cargo fmt --all -- --check; }
 
 step_clippy() {
-    run clippy 1200 "lints, all backends" "clippy -D warnings" -- bash -c '
+    # Then rustdoc's own lints (broken intra-doc links), as docs.rs builds.
+    run clippy 1200 "lints, all backends; docs" "clippy, rustdoc -D warnings" -- bash -c '
+        RUSTDOCFLAGS="-D warnings" cargo doc --no-deps &&
         cargo clippy --all-targets -- -D warnings &&
         cargo clippy --features loom --release --all-targets -- -D warnings &&
         cargo clippy --features shuttle --release --all-targets -- -D warnings'

@@ -6,7 +6,7 @@ use super::*;
 /// The owner's end of a deque whose steals never retry (see
 /// [`BoundedStealer`]).
 ///
-/// Push and pop at the bottom cost what [`Worker`](super::Worker)'s do
+/// Push and pop at the bottom cost what [`Worker`](crate::deque::Worker)'s do
 /// (elements are stored as there: word-sized primitives as themselves); a
 /// `pop` that finds one element left takes it with one CAS as there if no
 /// steal is under way, else through a request like a thief's, so it too
