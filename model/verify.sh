@@ -100,7 +100,8 @@ check_not_vacuous() {
 step_fmt() { run fmt 300 "formatting" "rustfmt" -- cargo fmt --all -- --check; }
 
 step_clippy() {
-    # Then rustdoc's own lints (broken intra-doc links), as docs.rs builds.
+    # Rustdoc's own lints first (broken intra-doc links), as docs.rs builds,
+    # then clippy on each backend.
     run clippy 1200 "lints, all backends; docs" "clippy, rustdoc -D warnings" -- bash -c '
         RUSTDOCFLAGS="-D warnings" cargo doc --no-deps &&
         cargo clippy --all-targets -- -D warnings &&
