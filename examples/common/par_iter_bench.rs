@@ -1,7 +1,9 @@
 //! The parallel iterators against rayon's, in the same process: the same
 //! source code compiled twice, once against `stealpool::prelude` and once
 //! against `rayon::prelude`, on pools of 1 and 2 workers, rounds
-//! interleaved so a burst of load hits both alike. `report --par-iter`.
+//! interleaved so a burst of load hits both alike, with a second rayon pool
+//! in every round as the A/A control that shows how far equal sides drift
+//! apart. `report --par-iter`.
 
 // The parallel iterators need the global pool, which the model checkers'
 // builds leave out.
@@ -101,54 +103,101 @@ mod bench {
             .collect()
     }
 
-    /// Each side's best and median time over at least `rounds` runs of
-    /// `ours` and of `theirs`, interleaved, each going first in every other
-    /// round (the one that runs second finds the memory the first just
-    /// freed, which favours it). A workload of a millisecond or so runs more
-    /// rounds, until each side has had about [`MIN_SIDE_TIME`]: sixteen runs
-    /// of a millisecond on a shared machine are sixteen draws of its load,
-    /// and one side's luckiest draw is not the other's.
+    /// Who runs in a round: stealpool, rayon, and a second rayon pool of
+    /// the same size, the A/A control.
+    const SIDES: usize = 3;
+    /// The six orders of the three sides, one per round in turn, so each
+    /// side runs first, second and third equally often and after each of
+    /// the others equally often.
+    const ORDERS: [[usize; SIDES]; 6] = [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [2, 1, 0], [1, 0, 2]];
+
+    /// Each side's times over at least `rounds` rounds, the three sides
+    /// interleaved in the orders of [`ORDERS`]: `sides[0]` is stealpool,
+    /// `sides[1]` rayon and `sides[2]` a second rayon pool (the A/A
+    /// control: rayon against itself in the same harness shows how far two
+    /// equal sides drift apart on this machine). Every result is checked
+    /// against `expected` and dropped before the next side starts, outside
+    /// the timing, so each run starts from the same heap: nothing another
+    /// side made is still alive, and a result's memory is freed in the same
+    /// place (a 32 MB `Vec` is its own mapping, returned at once) on every
+    /// side. A workload of a millisecond or so runs more rounds, until each
+    /// side has had about [`MIN_SIDE_TIME`], and never fewer than
+    /// [`MIN_ROUNDS`], so that the median is a median of many.
     fn race<R: PartialEq + std::fmt::Debug>(
         rounds: usize,
-        mut ours: impl FnMut() -> R,
-        mut theirs: impl FnMut() -> R,
+        expected: &R,
+        sides: [&mut dyn FnMut() -> R; SIDES],
     ) -> Race {
-        fn timed<R>(f: &mut impl FnMut() -> R, times: &mut Vec<Duration>) -> R {
-            let start = Instant::now();
-            let result = black_box(f());
-            times.push(start.elapsed());
-            result
-        }
-        let (mut ours_times, mut theirs_times) = (Vec::new(), Vec::new());
+        let mut times: [Vec<Duration>; SIDES] = Default::default();
+        let rounds = rounds.max(MIN_ROUNDS);
         let mut round = 0;
-        while round < rounds || (round < MAX_ROUNDS && ours_times.iter().sum::<Duration>() < MIN_SIDE_TIME) {
-            let (a, b) = if round % 2 == 0 {
-                let a = timed(&mut ours, &mut ours_times);
-                (a, timed(&mut theirs, &mut theirs_times))
-            } else {
-                let b = timed(&mut theirs, &mut theirs_times);
-                (timed(&mut ours, &mut ours_times), b)
-            };
-            assert_eq!(a, b, "stealpool and rayon disagree");
+        while round < rounds || (round < MAX_ROUNDS && times[0].iter().sum::<Duration>() < MIN_SIDE_TIME) {
+            for side in ORDERS[round % ORDERS.len()] {
+                let start = Instant::now();
+                let result = black_box((sides[side])());
+                times[side].push(start.elapsed());
+                assert_eq!(
+                    &result, expected,
+                    "side {side} disagrees with the sequential result"
+                );
+                drop(result);
+            }
             round += 1;
         }
+        let [ours, theirs, control] = times.map(Times::of);
         Race {
             rounds: round,
-            ours: Times::of(ours_times),
-            theirs: Times::of(theirs_times),
+            ours,
+            theirs,
+            control,
         }
     }
 
     /// Rounds run until each side has had this much time (see [`race`]).
-    const MIN_SIDE_TIME: Duration = Duration::from_millis(300);
+    const MIN_SIDE_TIME: Duration = Duration::from_millis(1_000);
+    /// At least this many rounds, however long the workload.
+    const MIN_ROUNDS: usize = 15;
     /// No more rounds than this, however short the workload.
-    const MAX_ROUNDS: usize = 2_000;
+    const MAX_ROUNDS: usize = 3_000;
+    /// A workload is at or below rayon's time when both our best and our
+    /// median time are at most this factor over rayon's (rayon/ours at
+    /// least `1 / TOLERANCE`, 0.98): about as far as two equal sides drift
+    /// apart in this harness. In six runs on two cores with a load average
+    /// of 3 to 4 from other work, 49 of the 60 A/A ratios (rayon against a
+    /// second rayon pool, best and median) of the 1-worker rows and 44 of
+    /// the 60 of the 2-worker rows stayed within 0.98..1.02; the others
+    /// reached 0.69 and 1.30. So a row whose own A/A ratios drifted past the
+    /// tolerance is "undecided" rather than "slower" (benches/README.md,
+    /// "Parallel iterators").
+    const TOLERANCE: f64 = 1.0 / 0.98;
 
-    /// One workload's race: both sides' times over `rounds` rounds.
+    /// A row's verdict.
+    #[derive(Clone, Copy)]
+    enum Verdict {
+        /// Our best and median times are within [`TOLERANCE`] of rayon's or below.
+        AtOrBelow,
+        /// Not, while rayon against itself stayed within the tolerance.
+        Slower,
+        /// Not, but rayon against itself drifted further: this run cannot tell.
+        Undecided,
+    }
+
+    impl Verdict {
+        fn label(self) -> &'static str {
+            match self {
+                Verdict::AtOrBelow => "ok",
+                Verdict::Slower => "slower",
+                Verdict::Undecided => "undecided",
+            }
+        }
+    }
+
+    /// One workload's race: the three sides' times over `rounds` rounds.
     struct Race {
         rounds: usize,
         ours: Times,
         theirs: Times,
+        control: Times,
     }
 
     /// The best and the median of one side's times.
@@ -167,94 +216,180 @@ mod bench {
         }
     }
 
+    /// Makes every thread allocate from glibc's one main heap, before any
+    /// pool thread allocates. By default each thread that allocates gets a
+    /// heap (an arena) of its own, and a freed block goes back to the heap
+    /// it came from: a 32 MB `Vec` collected on a pool's worker is then
+    /// reused by that pool alone, round after round, and each side of the
+    /// race keeps its own memory for the whole run. Which side's memory
+    /// sits better in the caches is settled once per process, so the
+    /// collect's ratio drifted by up to 5% between runs of one binary, rayon
+    /// against rayon as much as rayon against stealpool. With one heap the
+    /// block freed after one side's run is the block the next side gets.
+    /// (The first free of a 32 000 000-byte block raises glibc's threshold
+    /// for mapping blocks of their own above that size, so from the second
+    /// round on such a `Vec` comes from a heap, not a fresh mapping.)
+    fn one_heap() {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: `mallopt` only sets an allocator parameter; called
+        // before any pool of this section is built.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+        }
+    }
+
+    /// `a / b` in seconds.
+    fn ratio(a: Duration, b: Duration) -> f64 {
+        a.as_secs_f64() / b.as_secs_f64()
+    }
+
     /// Prints the section: each workload on 1 and 2 workers, both pools'
-    /// best times and rayon's time over ours (> 1: stealpool is faster).
+    /// best times, rayon's time over ours (> 1: stealpool is faster) for the
+    /// best and the median, the same for rayon against a second rayon pool
+    /// (A/A), and whether ours is at or below rayon's within [`TOLERANCE`].
     pub fn run(rounds: usize) {
+        one_heap();
         let inputs = Inputs {
             numbers: random_u64s(4_000_000, 7),
             text: super::text::generate(2_000_000, 42),
             unsorted: random_u64s(2_000_000, 11),
         };
-        // Every result checked against a sequential run once.
-        let squares: u64 = inputs.numbers.iter().map(|&x| (x >> 12) * (x >> 12)).sum();
-        assert_eq!(ours::sum_of_squares(&inputs), squares);
-        let mut sorted = inputs.unsorted.clone();
-        sorted.sort();
-        assert_eq!(ours::sort(inputs.unsorted.clone()), sorted);
+        // Every result is checked against a sequential run's.
+        let numbers = &inputs.numbers;
+        let squares: u64 = numbers.iter().map(|&x| (x >> 12) * (x >> 12)).sum();
+        let mapped: Vec<u64> = numbers
+            .iter()
+            .map(|x| x.wrapping_mul(0x9E37_79B9) ^ (x >> 3))
+            .collect();
+        let thirds = numbers.iter().filter(|&&x| x % 3 == 0).count();
         let mut counts: HashMap<&str, usize> = HashMap::new();
         for word in inputs.text.split_whitespace() {
             *counts.entry(word).or_insert(0) += 1;
         }
-        assert_eq!(ours::word_count(&inputs), counts);
+        let mut sorted = inputs.unsorted.clone();
+        sorted.sort();
 
         println!(
-            "\n[par-iter] parallel iterators vs rayon's, same code, same process (best of at least {rounds} rounds, more until each side has run {} ms; rayon/ours > 1: stealpool faster)",
+            "\n[par-iter] parallel iterators vs rayon's, same code, same process: stealpool, rayon and a second rayon pool \
+             (A/A) interleaved in rotating order, at least {} rounds, more until each side has run {} ms",
+            rounds.max(MIN_ROUNDS),
             MIN_SIDE_TIME.as_millis()
         );
         println!(
-            "  {:<34} {:>7} {:>6} {:>11} {:>11} {:>11} {:>13}",
-            "workload", "workers", "rounds", "stealpool", "rayon", "rayon/ours", "median ratio"
+            "  ratios are rayon's time over ours (> 1: stealpool faster), of the best and of the median times; A/A is \
+             rayon over the second rayon pool.\n  \"ok\": ours at or below rayon's, both ratios >= {:.2}; \"slower\": not, \
+             while the row's A/A ratios are within {:.2}..{:.2}; \"undecided\": not, and the A/A ratios drifted further",
+            1.0 / TOLERANCE,
+            1.0 / TOLERANCE,
+            TOLERANCE
         );
+        println!(
+            "  {:<34} {:>7} {:>6} {:>10} {:>10} {:>6} {:>6} {:>6} {:>6}  verdict",
+            "workload", "workers", "rounds", "stealpool", "rayon", "best", "median", "A/A", "A/A md"
+        );
+        let mut spread = (f64::INFINITY, f64::NEG_INFINITY);
+        let mut tally = [0; 3];
         for workers in [1, 2] {
             let pool = stealpool::ThreadPool::new(workers);
-            let rayon = rayon::ThreadPoolBuilder::new()
-                .num_threads(workers)
-                .build()
-                .expect("a rayon pool");
+            let rayon_pool = || {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(workers)
+                    .build()
+                    .expect("a rayon pool")
+            };
+            let (rayon, control) = (rayon_pool(), rayon_pool());
             let rows: [(&str, Race); 5] = [
                 (
                     "sum of squares, 4M u64",
                     race(
                         rounds,
-                        || pool.install(|| ours::sum_of_squares(&inputs)),
-                        || rayon.install(|| theirs::sum_of_squares(&inputs)),
+                        &squares,
+                        [
+                            &mut || pool.install(|| ours::sum_of_squares(&inputs)),
+                            &mut || rayon.install(|| theirs::sum_of_squares(&inputs)),
+                            &mut || control.install(|| theirs::sum_of_squares(&inputs)),
+                        ],
                     ),
                 ),
                 (
                     "map + collect Vec, 4M u64",
                     race(
                         rounds,
-                        || pool.install(|| ours::map_collect(&inputs)),
-                        || rayon.install(|| theirs::map_collect(&inputs)),
+                        &mapped,
+                        [
+                            &mut || pool.install(|| ours::map_collect(&inputs)),
+                            &mut || rayon.install(|| theirs::map_collect(&inputs)),
+                            &mut || control.install(|| theirs::map_collect(&inputs)),
+                        ],
                     ),
                 ),
                 (
                     "filter + count, 4M u64",
                     race(
                         rounds,
-                        || pool.install(|| ours::filter_count(&inputs)),
-                        || rayon.install(|| theirs::filter_count(&inputs)),
+                        &thirds,
+                        [
+                            &mut || pool.install(|| ours::filter_count(&inputs)),
+                            &mut || rayon.install(|| theirs::filter_count(&inputs)),
+                            &mut || control.install(|| theirs::filter_count(&inputs)),
+                        ],
                     ),
                 ),
                 (
                     "word count, 2M words (fold+reduce)",
                     race(
                         rounds,
-                        || pool.install(|| ours::word_count(&inputs)),
-                        || rayon.install(|| theirs::word_count(&inputs)),
+                        &counts,
+                        [
+                            &mut || pool.install(|| ours::word_count(&inputs)),
+                            &mut || rayon.install(|| theirs::word_count(&inputs)),
+                            &mut || control.install(|| theirs::word_count(&inputs)),
+                        ],
                     ),
                 ),
                 (
                     "par_sort, 2M u64",
                     race(
                         rounds,
-                        // The clone is timed too, on both sides alike.
-                        || pool.install(|| ours::sort(inputs.unsorted.clone())).len(),
-                        || rayon.install(|| theirs::sort(inputs.unsorted.clone())).len(),
+                        &sorted,
+                        // The clone is timed too, on every side alike.
+                        [
+                            &mut || pool.install(|| ours::sort(inputs.unsorted.clone())),
+                            &mut || rayon.install(|| theirs::sort(inputs.unsorted.clone())),
+                            &mut || control.install(|| theirs::sort(inputs.unsorted.clone())),
+                        ],
                     ),
                 ),
             ];
             for (name, race) in rows {
-                let ratio = |theirs: Duration, ours: Duration| theirs.as_secs_f64() / ours.as_secs_f64();
+                let best = ratio(race.theirs.best, race.ours.best);
+                let median = ratio(race.theirs.median, race.ours.median);
+                let aa = ratio(race.theirs.best, race.control.best);
+                let aa_median = ratio(race.theirs.median, race.control.median);
+                let within = |r: f64| r * TOLERANCE >= 1.0 && r <= TOLERANCE;
+                let verdict = if best * TOLERANCE >= 1.0 && median * TOLERANCE >= 1.0 {
+                    Verdict::AtOrBelow
+                } else if within(aa) && within(aa_median) {
+                    Verdict::Slower
+                } else {
+                    Verdict::Undecided
+                };
+                tally[verdict as usize] += 1;
+                spread = (spread.0.min(aa.min(aa_median)), spread.1.max(aa.max(aa_median)));
                 println!(
-                    "  {name:<34} {workers:>7} {:>6} {:>8.2} ms {:>8.2} ms {:>11.2} {:>13.2}",
+                    "  {name:<34} {workers:>7} {:>6} {:>7.2} ms {:>7.2} ms {best:>6.3} {median:>6.3} {aa:>6.3} {aa_median:>6.3}  {}",
                     race.rounds,
                     race.ours.best.as_secs_f64() * 1e3,
                     race.theirs.best.as_secs_f64() * 1e3,
-                    ratio(race.theirs.best, race.ours.best),
-                    ratio(race.theirs.median, race.ours.median),
+                    verdict.label(),
                 );
             }
         }
+        let [ok, slower, undecided] = tally;
+        println!(
+            "  A/A ratios this run: {:.2} to {:.2}; {ok} at or below rayon's, {slower} slower, {undecided} undecided \
+             (rerun those on a quieter machine)",
+            spread.0, spread.1
+        );
     }
 }
