@@ -63,7 +63,7 @@ list_mutants() {
     printf 'join_wait_runs_any\tloom_pool\tbug\tH6\tjoin and scope waits run only work they await\tany job of the pool\n'
     printf 'park_unannounced\tloom_pool\tbug\tH6\ta parked waiter tells its latch under the sleep lock\tit only checks it\n'
     printf 'pending_unchecked\tloom_pool\tbug\tF5\tfinal check sees pending halves\tit does not\n'
-    printf 'bounded_unchecked\tloom_bounded\tbug\tG12\tfinal check sees the bounded deques\tit does not\n'
+    printf 'bounded_unchecked\tloom_bounded\tbug\tG12\thas-work checks (final check, V5) see the bounded deques\tthey do not\n'
     printf 'sleeper_unannounced\tloom_pool\tbug\tS7\tsleepers count themselves in the sleepers word\tthey do not\n'
     printf 'pending_limit_ignored\tloom_pool\tbug\tF6\tinline only past the limit of pending halves\tevery join inline\n'
     printf 'then_unlocked\tloom_pool\tbug\tK1\tlook and attach under one lock\tunder two\n'

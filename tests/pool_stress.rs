@@ -685,8 +685,30 @@ fn scope_tree_sums_exactly() {
 /// Linux offers it). The other worker must not sleep through the child.
 #[test]
 fn spawn_then_block_outside_the_pool() {
-    let pool = std::sync::Arc::new(ThreadPool::new(2));
-    let rounds = if cfg!(miri) { 5 } else { 2_000 };
+    spawn_then_block_rounds(std::sync::Arc::new(ThreadPool::new(2)));
+}
+
+/// As `spawn_then_block_outside_the_pool`, with the child on the spawning
+/// worker's bounded deque (G12; loom's `bounded_pool_spawn_then_block`):
+/// the other worker's final check must see it there.
+#[test]
+fn spawn_then_block_outside_the_pool_with_bounded_steals() {
+    let pool = std::sync::Arc::new(
+        ThreadPool::builder()
+            .num_threads(2)
+            .bounded_steals(true)
+            .build()
+            .unwrap(),
+    );
+    let rounds = spawn_then_block_rounds(pool.clone());
+    // Every child was taken from the blocked worker's bounded deque.
+    let steals = pool.stats().bounded_steals;
+    assert!(steals >= rounds, "{steals} bounded steals in {rounds} rounds");
+}
+
+/// Returns the number of rounds it ran.
+fn spawn_then_block_rounds(pool: std::sync::Arc<ThreadPool>) -> u64 {
+    let rounds: u64 = if cfg!(miri) { 5 } else { 2_000 };
     for round in 0..rounds {
         let spawner = pool.clone();
         let (ran, child_ran) = std::sync::mpsc::channel();
@@ -701,6 +723,7 @@ fn spawn_then_block_outside_the_pool() {
             "round {round}: the child was stranded for 30 s"
         );
     }
+    rounds
 }
 
 /// The same through `join` (loom's and shuttle's `join_then_block`): the

@@ -306,8 +306,10 @@ impl Builder {
     ///
     /// A pool with bounded deques has at most 16 threads, spare threads of
     /// [`block_in_place`](crate::block_in_place) included (each deque has
-    /// 15 thieves' handles): the default spare threads are cut to fit, and
-    /// [`build`](Builder::build) fails with more workers, or workers and
+    /// 15 thieves' handles): without [`num_threads`](Builder::num_threads)
+    /// it has one worker per CPU up to 16, the default spare threads are
+    /// cut to fit, and [`build`](Builder::build) fails with more workers
+    /// asked for, or workers and
     /// [`max_blocking_threads`](Builder::max_blocking_threads) together.
     ///
     /// ```
@@ -368,6 +370,13 @@ impl Builder {
             (0, Some(topology)) => topology.num_cpus(),
             (0, None) => std::thread::available_parallelism().map_or(1, |n| n.get()),
             (n, _) => n,
+        };
+        // G12: a count the caller did not choose fits the bounded deques'
+        // slots, so that the option builds on any machine.
+        let num_threads = if self.bounded_steals && self.num_threads == 0 {
+            num_threads.min(BOUNDED_SLOTS)
+        } else {
+            num_threads
         };
         if num_threads > MAX_WORKERS {
             return Err(BuildError(ErrorKind::TooManyThreads(num_threads)));
