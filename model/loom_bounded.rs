@@ -297,3 +297,52 @@ fn bounded_pool_spawn_then_block() {
         StdArc::try_unwrap(pool).ok().unwrap().shutdown();
     });
 }
+
+// Preemption bound 1 at both bounds, floor 780 (1572 executions observed;
+// bound 2 passes too, 47 s, more than its CI share).
+//
+// As `bounded_pool_spawn_then_block`, with the pool shut down at once: the
+// spawn onto the bounded deque and the block happen during the drain, so
+// the worker that could run the child decides between exiting and waiting
+// by the same final check (G12, "Shutdown"). `bounded_unchecked` makes it
+// deadlock at bound 1: the other worker exits with the child queued.
+#[test]
+fn bounded_pool_drain_after_spawn() {
+    explore_bounds("bounded_pool_drain_after_spawn", (1, 780), (1, 780), || {
+        let pool = StdArc::new(
+            ThreadPool::builder()
+                .num_threads(2)
+                .bounded_steals(true)
+                .build()
+                .unwrap(),
+        );
+        let spawner = pool.clone();
+        let ran = loom::sync::Arc::new(AtomicUsize::new(0));
+        let counted = ran.clone();
+        pool.spawn(move || {
+            let signal = loom::sync::Arc::new(Signal::new());
+            let done = signal.clone();
+            let child_counted = counted.clone();
+            spawner.spawn(move || {
+                child_counted.fetch_add(1, Ordering::Relaxed);
+                done.raise();
+            });
+            drop(spawner);
+            signal.wait();
+            counted.fetch_add(1, Ordering::Relaxed);
+        });
+        // The task holds a clone of the pool until it has spawned.
+        let mut pool = pool;
+        let pool = loop {
+            match StdArc::try_unwrap(pool) {
+                Ok(pool) => break pool,
+                Err(shared) => {
+                    pool = shared;
+                    loom::thread::yield_now();
+                }
+            }
+        };
+        pool.shutdown();
+        assert_eq!(ran.load(Ordering::Relaxed), 2, "a task of the drain did not run");
+    });
+}

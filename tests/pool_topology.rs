@@ -8,31 +8,41 @@ use std::sync::{Arc, Barrier, Mutex};
 use stealpool::{current_worker_index, ThreadPool, Topology};
 
 /// Runs one task on every worker at once: `workers` tasks that each wait
-/// for all the others at a barrier can only finish if each holds a worker
+/// for all the others at a barrier can only finish if each holds a thread
 /// of its own. Returns what `f` gave on each worker, by worker index.
+///
+/// A spare thread that an earlier wait started (`block_in_place`'s, H4)
+/// may still be searching and take one of the tasks: it has an index of
+/// its own past the workers' (`current_worker_index`), so a worker then
+/// runs none. The round is run again until every worker ran one; a spare
+/// retires after its keep-alive, so this ends.
 fn on_every_worker<T: Send + 'static>(
     pool: &ThreadPool,
     f: impl Fn() -> T + Send + Sync + 'static,
 ) -> Vec<T> {
+    const MAX_ROUNDS: usize = 1_000;
     let workers = pool.num_workers();
-    let barrier = Arc::new(Barrier::new(workers));
     let f = Arc::new(f);
-    let results: Arc<Mutex<Vec<Option<T>>>> = Arc::new(Mutex::new((0..workers).map(|_| None).collect()));
-    for _ in 0..workers {
-        let (barrier, f, results) = (barrier.clone(), f.clone(), results.clone());
-        pool.spawn(move || {
-            let index = current_worker_index().unwrap();
-            let value = f();
-            results.lock().unwrap()[index] = Some(value);
-            barrier.wait();
-        });
+    for _ in 0..MAX_ROUNDS {
+        let barrier = Arc::new(Barrier::new(workers));
+        let results = Arc::new(Mutex::new(std::collections::BTreeMap::new()));
+        for _ in 0..workers {
+            let (barrier, f, results) = (barrier.clone(), f.clone(), results.clone());
+            pool.spawn(move || {
+                let index = current_worker_index().unwrap();
+                let value = f();
+                results.lock().unwrap().insert(index, value);
+                barrier.wait();
+            });
+        }
+        pool.wait_all();
+        let results = std::mem::take(&mut *results.lock().unwrap());
+        assert_eq!(results.len(), workers, "two tasks ran on one thread at once");
+        if results.keys().all(|&index| index < workers) {
+            return results.into_values().collect();
+        }
     }
-    pool.wait_all();
-    let results = std::mem::take(&mut *results.lock().unwrap());
-    results
-        .into_iter()
-        .map(|r| r.expect("a worker ran no task"))
-        .collect()
+    panic!("a spare thread took one of the tasks in each of {MAX_ROUNDS} rounds");
 }
 
 /// The CPUs the calling thread may run on.
