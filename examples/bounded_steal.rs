@@ -30,7 +30,11 @@
 //! since a loop of a few nanoseconds per operation can pay for where its
 //! loads and stores fall. The control's ratio to `Worker` is what the same
 //! code gives twice; a bounded ratio is a difference only where it stands
-//! clear of it. One process's numbers are one draw: run it several times.
+//! clear of it. Every case runs twice: with `push` and `pop` inlined into
+//! the timing loop, and called out of line (`Called`), since an inlined
+//! call's cost is partly the caller's (its registers and spills), and
+//! the out-of-line one is the deque's code alone. One process's numbers are
+//! one draw: run it several times.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
@@ -264,6 +268,23 @@ impl<E> Owner<E> for Control<E> {
     }
 }
 
+/// An owner's end called out of line: its `push` and `pop` are functions
+/// of their own, as where a caller does not inline them, so the ratio is
+/// that of the deque's own code, with nothing of the caller's loop merged
+/// into it (its registers, its spills).
+struct Called<'a, D>(&'a D);
+
+impl<E, D: Owner<E>> Owner<E> for Called<'_, D> {
+    #[inline(never)]
+    fn push(&self, value: E) {
+        self.0.push(value)
+    }
+    #[inline(never)]
+    fn pop(&self) -> Option<E> {
+        self.0.pop()
+    }
+}
+
 /// The elements of the owner runs.
 trait Item: Copy {
     fn make(i: u64) -> Self;
@@ -353,7 +374,7 @@ struct OwnerCase {
 /// after the same one. A ratio is taken per round, between two samples a
 /// fraction of a millisecond apart, so drift in the machine's speed
 /// cancels.
-fn owner_case<E: Item>(n: u64) -> OwnerCase {
+fn owner_case<E: Item>(n: u64, called: bool) -> OwnerCase {
     let (mut w, mut b, mut rb, mut rc) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut per_b, mut per_c) = (Vec::new(), Vec::new());
     for placement in 0..PLACEMENTS {
@@ -365,20 +386,24 @@ fn owner_case<E: Item>(n: u64) -> OwnerCase {
         let bounded = Box::new(BoundedWorker::<E>::new());
         spacers.push(vec![0u8; 8 + 176 * placement]);
         std::hint::black_box(&spacers);
+        let run = |which| match (which, called) {
+            (0, false) => sample::<E, _, 0>(&*worker, n),
+            (1, false) => sample::<E, _, 1>(&*control, n),
+            (_, false) => sample::<E, _, 0>(&*bounded, n),
+            (0, true) => sample::<E, _, 0>(&Called(&*worker), n),
+            (1, true) => sample::<E, _, 1>(&Called(&*control), n),
+            (_, true) => sample::<E, _, 0>(&Called(&*bounded), n),
+        };
         // Warm up: every buffer and the allocator's free lists in place.
-        sample::<E, _, 0>(&*worker, n);
-        sample::<E, _, 1>(&*control, n);
-        sample::<E, _, 0>(&*bounded, n);
+        for which in 0..3 {
+            run(which);
+        }
         let (mut pb, mut pc) = (Vec::new(), Vec::new());
         for round in 0..ROUNDS {
             let mut this = [0.0; 3];
             for k in 0..3 {
                 let which = (round + k) % 3;
-                this[which] = match which {
-                    0 => sample::<E, _, 0>(&*worker, n),
-                    1 => sample::<E, _, 1>(&*control, n),
-                    _ => sample::<E, _, 0>(&*bounded, n),
-                };
+                this[which] = run(which);
             }
             w.push(this[0]);
             b.push(this[2]);
@@ -445,30 +470,32 @@ fn steals() {
 fn owner() {
     println!();
     println!(
-        "owner only: push n then pop n, ns per operation; {PLACEMENTS} placements x {ROUNDS} rounds, one sample of {OPS} operations per deque per round, deques taking turns"
+        "owner only: push n then pop n, ns per operation; {PLACEMENTS} placements x {ROUNDS} rounds, one sample of {OPS} operations per deque per round, deques taking turns; push and pop inlined into the loop, then called out of line"
     );
     println!(
-        "| n | element | Worker | BoundedWorker | bounded / Worker (placements' range) | control: Worker / Worker (range) |"
+        "| push, pop | n | element | Worker | BoundedWorker | bounded / Worker (placements' range) | control: Worker / Worker (range) |"
     );
-    println!("| --- | --- | --- | --- | --- | --- |");
-    for n in [1u64, 16, 1024] {
-        for boxed in [false, true] {
-            let (c, element) = if boxed {
-                (owner_case::<[u64; 2]>(n), "[u64; 2] (boxed by both)")
-            } else {
-                (owner_case::<u64>(n), "u64 (a word for both)")
-            };
-            println!(
-                "| {n} | {element} | {:.2} | {:.2} | {:.3} ({:.3}-{:.3}) | {:.3} ({:.3}-{:.3}) |",
-                c.worker,
-                c.bounded,
-                c.ratio,
-                c.ratio_range.0,
-                c.ratio_range.1,
-                c.control,
-                c.control_range.0,
-                c.control_range.1
-            );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for (called, how) in [(false, "inlined"), (true, "called")] {
+        for n in [1u64, 16, 1024] {
+            for boxed in [false, true] {
+                let (c, element) = if boxed {
+                    (owner_case::<[u64; 2]>(n, called), "[u64; 2] (boxed by both)")
+                } else {
+                    (owner_case::<u64>(n, called), "u64 (a word for both)")
+                };
+                println!(
+                    "| {how} | {n} | {element} | {:.2} | {:.2} | {:.3} ({:.3}-{:.3}) | {:.3} ({:.3}-{:.3}) |",
+                    c.worker,
+                    c.bounded,
+                    c.ratio,
+                    c.ratio_range.0,
+                    c.ratio_range.1,
+                    c.control,
+                    c.control_range.0,
+                    c.control_range.1
+                );
+            }
         }
     }
 }
