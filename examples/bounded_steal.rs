@@ -22,7 +22,19 @@
 //!
 //! Owner runs: push `n` then pop `n` on one thread, `Worker` and
 //! `BoundedWorker` in the same run, for `u64` (a word in both) and
-//! `[u64; 2]` (boxed in both).
+//! `[u64; 2]` (boxed in both), with a second `Worker` as an A/A control:
+//! the three take turns, sample by sample, in a rotating order, and each
+//! sample is long enough (2^15 operations, a fraction of a millisecond)
+//! that the clock's own cost and a single interrupt weigh little. Each
+//! case runs on `PLACEMENTS` sets of deques allocated at other addresses,
+//! since a loop of a few nanoseconds per operation can pay for where its
+//! loads and stores fall. The control's ratio to `Worker` is what the same
+//! code gives twice; a bounded ratio is a difference only where it stands
+//! clear of it. Every case runs twice: with `push` and `pop` inlined into
+//! the timing loop, and called out of line (`Called`), since an inlined
+//! call's cost is partly the caller's (its registers and spills), and
+//! the out-of-line one is the deque's code alone. One process's numbers are
+//! one draw: run it several times.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
@@ -212,24 +224,209 @@ fn steal_run<D: Deque>(deque: D, thieves: usize) -> Run {
     }
 }
 
-/// Nanoseconds per operation of (push `n`, pop `n`) on one thread: the
-/// median of 9 samples, each of as many repetitions as make about 1024
-/// pushes and pops.
-fn owner_cost(mut round: impl FnMut() -> u64, n: u64) -> f64 {
-    let repeat = (1024 / n).max(1);
-    let mut samples: Vec<f64> = (0..9)
-        .map(|_| {
-            let begin = Instant::now();
-            let mut sink = 0;
-            for _ in 0..repeat {
-                sink += round();
+/// An owner's end under test: `push` and `pop` only.
+trait Owner<E> {
+    fn push(&self, value: E);
+    fn pop(&self) -> Option<E>;
+}
+
+impl<E> Owner<E> for Worker<E> {
+    #[inline]
+    fn push(&self, value: E) {
+        Worker::push(self, value)
+    }
+    #[inline]
+    fn pop(&self) -> Option<E> {
+        Worker::pop(self)
+    }
+}
+
+impl<E> Owner<E> for BoundedWorker<E> {
+    #[inline]
+    fn push(&self, value: E) {
+        BoundedWorker::push(self, value)
+    }
+    #[inline]
+    fn pop(&self) -> Option<E> {
+        BoundedWorker::pop(self)
+    }
+}
+
+/// A second `Worker` of its own type, so that its loop is compiled again
+/// at another address: `Worker` against `Worker` is the A/A control, the
+/// spread that code placement and the machine give with no change at all.
+struct Control<E>(Worker<E>);
+
+impl<E> Owner<E> for Control<E> {
+    #[inline]
+    fn push(&self, value: E) {
+        self.0.push(value)
+    }
+    #[inline]
+    fn pop(&self) -> Option<E> {
+        self.0.pop()
+    }
+}
+
+/// An owner's end called out of line: its `push` and `pop` are functions
+/// of their own, as where a caller does not inline them, so the ratio is
+/// that of the deque's own code, with nothing of the caller's loop merged
+/// into it (its registers, its spills).
+struct Called<'a, D>(&'a D);
+
+impl<E, D: Owner<E>> Owner<E> for Called<'_, D> {
+    #[inline(never)]
+    fn push(&self, value: E) {
+        self.0.push(value)
+    }
+    #[inline(never)]
+    fn pop(&self) -> Option<E> {
+        self.0.pop()
+    }
+}
+
+/// The elements of the owner runs.
+trait Item: Copy {
+    fn make(i: u64) -> Self;
+    fn key(self) -> u64;
+}
+
+impl Item for u64 {
+    #[inline]
+    fn make(i: u64) -> Self {
+        i
+    }
+    #[inline]
+    fn key(self) -> u64 {
+        self
+    }
+}
+
+impl Item for [u64; 2] {
+    #[inline]
+    fn make(i: u64) -> Self {
+        [i, i]
+    }
+    #[inline]
+    fn key(self) -> u64 {
+        self[0]
+    }
+}
+
+/// Operations per sample: push and pop `OPS / 2` elements, `n` at a time.
+const OPS: u64 = 1 << 15;
+/// Samples per deque and case; each round takes one of every deque.
+const ROUNDS: usize = 31;
+
+/// Nanoseconds per operation of one sample: (push `n`, pop `n`), as many
+/// times as make `OPS` operations. `COPY` only tells the control's loop
+/// from `Worker`'s, so that the compiler does not merge the two into one
+/// function at one address.
+#[inline(never)]
+fn sample<E: Item, D: Owner<E>, const COPY: u64>(deque: &D, n: u64) -> f64 {
+    let repeat = (OPS / 2 / n).max(1);
+    let begin = Instant::now();
+    let mut sink = 0;
+    for _ in 0..repeat {
+        for i in 0..n {
+            deque.push(E::make(i));
+        }
+        while let Some(v) = deque.pop() {
+            sink += v.key();
+        }
+    }
+    std::hint::black_box(sink ^ COPY);
+    begin.elapsed().as_nanos() as f64 / (repeat * 2 * n) as f64
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Sets of deques per case, each allocated at other heap addresses.
+const PLACEMENTS: usize = 4;
+
+/// What one case measured: medians over every round of every placement.
+struct OwnerCase {
+    /// ns per operation.
+    worker: f64,
+    /// ns per operation.
+    bounded: f64,
+    /// The median of the per-round ratios bounded / `Worker`.
+    ratio: f64,
+    /// The lowest and highest of the per-placement medians of that ratio.
+    ratio_range: (f64, f64),
+    /// The median of the per-round ratios control / `Worker`.
+    control: f64,
+    /// The lowest and highest of its per-placement medians.
+    control_range: (f64, f64),
+}
+
+/// One case: `PLACEMENTS` sets of three deques (`Worker`, the control
+/// `Worker`, `BoundedWorker`), each set allocated with spacers of another
+/// size between them, so that the deques' fields sit at other addresses
+/// relative to each other, the buffers and the elements' boxes (a loop of
+/// a few ns per operation can pay for where its stores and loads fall, e.g.
+/// a load that aliases a pending store 4 KiB away, whatever the code); then
+/// `ROUNDS` rounds per set, each timing one sample of each deque in an
+/// order that rotates with the round, so that no deque always runs first or
+/// after the same one. A ratio is taken per round, between two samples a
+/// fraction of a millisecond apart, so drift in the machine's speed
+/// cancels.
+fn owner_case<E: Item>(n: u64, called: bool) -> OwnerCase {
+    let (mut w, mut b, mut rb, mut rc) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut per_b, mut per_c) = (Vec::new(), Vec::new());
+    for placement in 0..PLACEMENTS {
+        let mut spacers = vec![vec![0u8; 8 + 400 * placement]];
+        let worker = Box::new(Worker::<E>::new());
+        spacers.push(vec![0u8; 8 + 720 * placement]);
+        let control = Box::new(Control(Worker::<E>::new()));
+        spacers.push(vec![0u8; 8 + 1040 * placement]);
+        let bounded = Box::new(BoundedWorker::<E>::new());
+        spacers.push(vec![0u8; 8 + 176 * placement]);
+        std::hint::black_box(&spacers);
+        let run = |which| match (which, called) {
+            (0, false) => sample::<E, _, 0>(&*worker, n),
+            (1, false) => sample::<E, _, 1>(&*control, n),
+            (_, false) => sample::<E, _, 0>(&*bounded, n),
+            (0, true) => sample::<E, _, 0>(&Called(&*worker), n),
+            (1, true) => sample::<E, _, 1>(&Called(&*control), n),
+            (_, true) => sample::<E, _, 0>(&Called(&*bounded), n),
+        };
+        // Warm up: every buffer and the allocator's free lists in place.
+        for which in 0..3 {
+            run(which);
+        }
+        let (mut pb, mut pc) = (Vec::new(), Vec::new());
+        for round in 0..ROUNDS {
+            let mut this = [0.0; 3];
+            for k in 0..3 {
+                let which = (round + k) % 3;
+                this[which] = run(which);
             }
-            std::hint::black_box(sink);
-            begin.elapsed().as_nanos() as f64 / (repeat * 2 * n) as f64
-        })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
+            w.push(this[0]);
+            b.push(this[2]);
+            pb.push(this[2] / this[0]);
+            pc.push(this[1] / this[0]);
+        }
+        rb.extend(&pb);
+        rc.extend(&pc);
+        per_b.push(median(pb));
+        per_c.push(median(pc));
+    }
+    let range = |x: &[f64]| {
+        let low = x.iter().copied().fold(f64::MAX, f64::min);
+        (low, x.iter().copied().fold(f64::MIN, f64::max))
+    };
+    OwnerCase {
+        worker: median(w),
+        bounded: median(b),
+        ratio: median(rb),
+        ratio_range: range(&per_b),
+        control: median(rc),
+        control_range: range(&per_c),
+    }
 }
 
 fn main() {
@@ -272,75 +469,33 @@ fn steals() {
 
 fn owner() {
     println!();
-    println!("owner only: push n then pop n, ns per operation (median of 9 samples of about 1024 each)");
-    println!("| n | element | Worker | BoundedWorker | ratio |");
-    println!("| --- | --- | --- | --- | --- |");
-    for n in [1u64, 16, 1024] {
-        for repeat in 0..2 {
-            let worker = Worker::<[u64; 2]>::new();
-            let bounded = BoundedWorker::<[u64; 2]>::new();
-            let today = owner_cost(
-                || {
-                    for i in 0..n {
-                        worker.push([i, i]);
-                    }
-                    let mut s = 0;
-                    while let Some(v) = worker.pop() {
-                        s += v[0];
-                    }
-                    s
-                },
-                n,
-            );
-            let new = owner_cost(
-                || {
-                    for i in 0..n {
-                        bounded.push([i, i]);
-                    }
-                    let mut s = 0;
-                    while let Some(v) = bounded.pop() {
-                        s += v[0];
-                    }
-                    s
-                },
-                n,
-            );
-            println!(
-                "| {n} | [u64; 2] (boxed by both), run {repeat} | {today:.2} | {new:.2} | {:.2} |",
-                new / today
-            );
+    println!(
+        "owner only: push n then pop n, ns per operation; {PLACEMENTS} placements x {ROUNDS} rounds, one sample of {OPS} operations per deque per round, deques taking turns; push and pop inlined into the loop, then called out of line"
+    );
+    println!(
+        "| push, pop | n | element | Worker | BoundedWorker | bounded / Worker (placements' range) | control: Worker / Worker (range) |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for (called, how) in [(false, "inlined"), (true, "called")] {
+        for n in [1u64, 16, 1024] {
+            for boxed in [false, true] {
+                let (c, element) = if boxed {
+                    (owner_case::<[u64; 2]>(n, called), "[u64; 2] (boxed by both)")
+                } else {
+                    (owner_case::<u64>(n, called), "u64 (a word for both)")
+                };
+                println!(
+                    "| {how} | {n} | {element} | {:.2} | {:.2} | {:.3} ({:.3}-{:.3}) | {:.3} ({:.3}-{:.3}) |",
+                    c.worker,
+                    c.bounded,
+                    c.ratio,
+                    c.ratio_range.0,
+                    c.ratio_range.1,
+                    c.control,
+                    c.control_range.0,
+                    c.control_range.1
+                );
+            }
         }
-        let worker = Worker::<u64>::new();
-        let bounded = BoundedWorker::<u64>::new();
-        let today = owner_cost(
-            || {
-                for i in 0..n {
-                    worker.push(i);
-                }
-                let mut s = 0;
-                while let Some(v) = worker.pop() {
-                    s += v;
-                }
-                s
-            },
-            n,
-        );
-        let new = owner_cost(
-            || {
-                for i in 0..n {
-                    bounded.push(i);
-                }
-                let mut s = 0;
-                while let Some(v) = bounded.pop() {
-                    s += v;
-                }
-                s
-            },
-            n,
-        );
-        println!(
-            "| {n} | u64 (a word for both) | {today:.2} | {new:.2} | {:.2} |",
-            new / today
-        );
     }
 }

@@ -188,29 +188,45 @@ impl<T> BoundedWorker<T> {
         let word = into_word(value);
         // G8: our own `bottom`.
         let bottom = shared.bottom.load(OWNER_LOCAL);
-        let mut slots = self.slots.get();
-        if bottom >= self.push_limit.get() {
-            // G8: acquire every delivery below `top - 1` (G10's scan).
-            let top = shared.top.load(PUSH_LOAD_TOP);
-            // The slot of `top - 1` may hold a claim not yet delivered (G8).
-            let keep = bottom - diff(low(bottom), index(top)) - 1;
-            // G10: no slot below it that we may overwrite holds an element
-            // delivered and not taken. If only our CASes moved `top` since a
-            // clean scan, nothing was delivered since.
-            if tag(top) != 0 || index(top) != self.clean_at.get() {
-                let clean = self.evict_below(keep) && tag(top) == 0;
-                self.clean_at.set(if clean { index(top) } else { UNKNOWN });
-            }
-            if bottom - keep >= slots.capacity() as i64 {
-                slots = self.grow(keep.max(0), bottom);
-            }
-            self.push_limit.set(keep + slots.capacity() as i64);
-        }
+        let slots = if bottom >= self.push_limit.get() {
+            self.make_room(bottom)
+        } else {
+            self.slots.get()
+        };
         // G8: index `bottom` is not visible to rounds until the store
         // below, and its slot holds no claim.
         slots.write(bottom, word);
         // G8: release the slot to rounds that acquire `bottom` (G3).
         shared.bottom.store(bottom + 1, STORE_BOTTOM);
+    }
+
+    /// `push` at its limit: the slots it may write up to a new limit, after
+    /// G10's scan and, if the buffer is full, a larger buffer. Out of
+    /// `push`'s code (it runs at most once per capacity's worth of pushes),
+    /// so that the common path saves no more registers than `Worker`'s
+    /// (`benches/README.md`, "Bounded stealing": with it inline, a `push`
+    /// and `pop` called out of line cost up to 18 % more than `Worker`'s).
+    #[cold]
+    #[inline(never)]
+    fn make_room(&self, bottom: i64) -> OwnerView {
+        let shared = &*self.shared;
+        let mut slots = self.slots.get();
+        // G8: acquire every delivery below `top - 1` (G10's scan).
+        let top = shared.top.load(PUSH_LOAD_TOP);
+        // The slot of `top - 1` may hold a claim not yet delivered (G8).
+        let keep = bottom - diff(low(bottom), index(top)) - 1;
+        // G10: no slot below it that we may overwrite holds an element
+        // delivered and not taken. If only our CASes moved `top` since a
+        // clean scan, nothing was delivered since.
+        if tag(top) != 0 || index(top) != self.clean_at.get() {
+            let clean = self.evict_below(keep) && tag(top) == 0;
+            self.clean_at.set(if clean { index(top) } else { UNKNOWN });
+        }
+        if bottom - keep >= slots.capacity() as i64 {
+            slots = self.grow(keep.max(0), bottom);
+        }
+        self.push_limit.set(keep + slots.capacity() as i64);
+        slots
     }
 
     /// G10: moves every element delivered at an index below `keep` and not
@@ -341,6 +357,17 @@ impl<T> BoundedWorker<T> {
                 return Some(unsafe { element(self.slots.get().read(bottom)) });
             }
         }
+        self.pop_requested(bottom)
+    }
+
+    /// The rest of `pop` for the last element, at index `bottom`, when a
+    /// request is pending or a claim is being delivered, or our CAS lost to
+    /// a claim: the owner's own request. Out of `pop`'s code, as
+    /// `make_room` is out of `push`'s.
+    #[cold]
+    #[inline(never)]
+    fn pop_requested(&self, bottom: i64) -> Option<T> {
+        let shared = &*self.shared;
         // `bottom` stays below it, so a round that reads
         // `bottom` from here on sees the deque empty and claims nothing;
         // only a claim from a round that read `bottom` before can still take
