@@ -461,10 +461,10 @@ impl WorkerThread {
     #[inline(never)]
     fn attend(&self, word: usize, sleepers: usize, index: i64) -> i64 {
         let needs = Attention::needs(word, sleepers);
-        if needs.announce {
-            self.registry.sleep.new_work();
-        }
-        if needs.promote {
+        // F3: a sleeper this wakes will look for the half: promoted, it is
+        // on `local`, where a steal runs no heavy barrier (F4).
+        let woke = needs.announce && self.registry.sleep.new_work();
+        if needs.promote || woke {
             self.promote();
         }
         // `--cfg stealpool_bug="fallback_index_kept"`: the take-back trusts
