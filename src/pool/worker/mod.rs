@@ -430,7 +430,8 @@ impl WorkerThread {
 
     /// Records a `join`'s second half (F1): on the owner-biased deque, with
     /// no barrier and no RMW, then tells sleepers (S3, S4) as any push does,
-    /// and serves a pending request for work (F3). Returns what to give
+    /// and serves a pending request for work, or the sleeper it woke (F3).
+    /// Returns what to give
     /// `take_back_join`: the half's index, or `Worker::NO_INDEX` where
     /// light barriers may not pair with heavy ones (S7).
     #[inline]
@@ -452,7 +453,8 @@ impl WorkerThread {
 
     /// The words read after a push were not both zero (S7): announce the
     /// half to the counters as every push does (S3, S4) if a thread sleeps
-    /// or the slot's word has `FALLBACK`, and promote one if asked (F3).
+    /// or the slot's word has `FALLBACK`, and promote one if asked, or if
+    /// the announcement woke a sleeper (F3).
     /// Returns `index`, or
     /// `Worker::NO_INDEX` if the slot's word says light barriers may not
     /// pair, so that the take-back does not take it as known that they do
