@@ -187,18 +187,17 @@ impl Sleep {
     /// A searcher found work. If it was the last searcher and workers sleep,
     /// wake one to take up the search: work found is often more work to
     /// come, and producers only wake sleepers when nobody searches (S5).
-    pub(crate) fn stop_searching(&self) {
+    /// Returns whether it woke one.
+    pub(crate) fn stop_searching(&self) -> bool {
         // S1: relaxed RMW.
         let before = self.change(ONE_SEARCHING.wrapping_neg());
-        if searching(before) == 1 && sleeping(before) > 0 {
-            self.wake_one();
-        }
+        searching(before) == 1 && sleeping(before) > 0 && self.wake_one()
     }
 
     /// Work was just made available (pushed on a deque or the injector):
-    /// wake a sleeper if nobody is searching.
+    /// wake a sleeper if nobody is searching. Returns whether it woke one.
     #[inline]
-    pub(crate) fn new_work(&self) {
+    pub(crate) fn new_work(&self) -> bool {
         // S3: the light barrier between the push and the read of `counters`:
         // the producer's half of the store-buffering pair with S2's heavy
         // barrier (M1). On every push, so it costs no instruction.
@@ -207,8 +206,9 @@ impl Sleep {
         // reads after it (S8).
         let counters = self.counters.load(RELAXED);
         if wake_needed(counters) {
-            self.wake_one();
+            return self.wake_one();
         }
+        false
     }
 
     /// Marks the thread of `slot`, asleep, awake and searching, and signals
@@ -266,13 +266,10 @@ impl Sleep {
     /// slot's lock alone (S8, S9). After a push, the caller's S3 pairs with
     /// the S2 of every sleeper whose final check missed the push, so the
     /// scan sees that sleeper's flag raised, or its sleep ended (S8).
+    /// Returns whether it woke one.
     #[cold]
-    pub(crate) fn wake_one(&self) {
-        for index in 0..self.slots.len() {
-            if self.wake_if_asleep(index) {
-                return;
-            }
-        }
+    pub(crate) fn wake_one(&self) -> bool {
+        (0..self.slots.len()).any(|index| self.wake_if_asleep(index))
     }
 
     /// Wakes worker `index` if it is asleep or parked (its latch was just

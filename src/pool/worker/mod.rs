@@ -430,7 +430,8 @@ impl WorkerThread {
 
     /// Records a `join`'s second half (F1): on the owner-biased deque, with
     /// no barrier and no RMW, then tells sleepers (S3, S4) as any push does,
-    /// and serves a pending request for work (F3). Returns what to give
+    /// and serves a pending request for work, or the sleeper it woke (F3).
+    /// Returns what to give
     /// `take_back_join`: the half's index, or `Worker::NO_INDEX` where
     /// light barriers may not pair with heavy ones (S7).
     #[inline]
@@ -452,7 +453,8 @@ impl WorkerThread {
 
     /// The words read after a push were not both zero (S7): announce the
     /// half to the counters as every push does (S3, S4) if a thread sleeps
-    /// or the slot's word has `FALLBACK`, and promote one if asked (F3).
+    /// or the slot's word has `FALLBACK`, and promote one if asked, or if
+    /// the announcement woke a sleeper (F3).
     /// Returns `index`, or
     /// `Worker::NO_INDEX` if the slot's word says light barriers may not
     /// pair, so that the take-back does not take it as known that they do
@@ -461,10 +463,10 @@ impl WorkerThread {
     #[inline(never)]
     fn attend(&self, word: usize, sleepers: usize, index: i64) -> i64 {
         let needs = Attention::needs(word, sleepers);
-        if needs.announce {
-            self.registry.sleep.new_work();
-        }
-        if needs.promote {
+        // F3: a sleeper this wakes will look for the half: promoted, it is
+        // on `local`, where a steal runs no heavy barrier (F4).
+        let woke = needs.announce && self.registry.sleep.new_work();
+        if needs.promote || woke {
             self.promote();
         }
         // `--cfg stealpool_bug="fallback_index_kept"`: the take-back trusts

@@ -189,8 +189,12 @@ impl WorkerThread {
                     return true;
                 }
                 if let Some((job, level)) = self.find_work() {
-                    if searching {
-                        sleep.stop_searching();
+                    // F3: the sleeper this wakes to take up the search
+                    // will look for what the job forks; this slot's own
+                    // request has its next `join` promote a half for it
+                    // to steal from `local`, with no heavy barrier (F4).
+                    if searching && sleep.stop_searching() {
+                        self.registry.sleep.attention.ask(self.index);
                     }
                     self.execute_at(job, level);
                     return true;
