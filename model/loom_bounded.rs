@@ -32,6 +32,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc as StdArc;
 use stealpool::deque::{BoundedStealer, BoundedWorker, Steal, ROUND_BOUND};
 use stealpool::ThreadPool;
+#[path = "signal.rs"]
+mod signal;
+use signal::Signal;
 
 /// An element: a cell loom checks every access to.
 type Element = UnsafeCell<usize>;
@@ -237,29 +240,6 @@ fn claimed_for_another_thief() {
         assert_exactly_once(&[1], out);
     });
     report_rounds(name);
-}
-
-/// A wait outside the pool: a flag under a loom `Mutex` and a `Condvar`,
-/// which the pool cannot see (a task blocked on it blocks its worker).
-struct Signal(loom::sync::Mutex<bool>, loom::sync::Condvar);
-
-impl Signal {
-    fn new() -> Self {
-        Signal(loom::sync::Mutex::new(false), loom::sync::Condvar::new())
-    }
-
-    /// Blocks until `raise` has run.
-    fn wait(&self) {
-        let mut raised = self.0.lock().unwrap();
-        while !*raised {
-            raised = self.1.wait(raised).unwrap();
-        }
-    }
-
-    fn raise(&self) {
-        *self.0.lock().unwrap() = true;
-        self.1.notify_one();
-    }
 }
 
 // Preemption bound 2, floor 31000 (62998 executions observed, 12.5 s in

@@ -50,29 +50,9 @@ use loom::sync::Arc;
 use loom_run::{explore, explore_bounds, progress};
 use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
 use stealpool::ThreadPool;
-
-/// A wait outside the pool: a flag under a loom `Mutex` and a `Condvar`,
-/// which the pool cannot see (a task blocked on it blocks its worker).
-struct Signal(loom::sync::Mutex<bool>, loom::sync::Condvar);
-
-impl Signal {
-    fn new() -> Self {
-        Signal(loom::sync::Mutex::new(false), loom::sync::Condvar::new())
-    }
-
-    /// Blocks until `raise` has run.
-    fn wait(&self) {
-        let mut raised = self.0.lock().unwrap();
-        while !*raised {
-            raised = self.1.wait(raised).unwrap();
-        }
-    }
-
-    fn raise(&self) {
-        *self.0.lock().unwrap() = true;
-        self.1.notify_one();
-    }
-}
+#[path = "signal.rs"]
+mod signal;
+use signal::Signal;
 
 /// A number written by one thread and read by another through loom-checked
 /// memory: loom fails the read if the write does not happen before it.

@@ -31,6 +31,9 @@ use shuttle::thread;
 use shuttle_run::{progress, run, run_seeded, Schedule};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use stealpool::deque::{BoundedStealer, BoundedWorker, Steal, ROUND_BOUND};
+#[path = "signal.rs"]
+mod signal;
+use signal::Signal;
 
 fn stolen(steal: Steal<usize>) -> Stolen {
     match steal {
@@ -271,28 +274,6 @@ fn a_stopped_thief_keeps_no_one_waiting() {
     progress::line(format_args!("shuttle_bounded a_stopped_thief_keeps_no_one_waiting: the stopped request was decided by others in {helped} schedules"));
     assert!(helped > 0, "no schedule served or withdrawn the stopped request");
     report_rounds("a_stopped_thief_keeps_no_one_waiting");
-}
-
-/// A wait outside the pool: a flag under a shuttle `Mutex` and a
-/// `Condvar`, which the pool cannot see.
-struct Signal(shuttle::sync::Mutex<bool>, shuttle::sync::Condvar);
-
-impl Signal {
-    fn new() -> Self {
-        Signal(shuttle::sync::Mutex::new(false), shuttle::sync::Condvar::new())
-    }
-
-    fn wait(&self) {
-        let mut raised = self.0.lock().unwrap();
-        while !*raised {
-            raised = self.1.wait(raised).unwrap();
-        }
-    }
-
-    fn raise(&self) {
-        *self.0.lock().unwrap() = true;
-        self.1.notify_one();
-    }
 }
 
 /// A pool of three workers with bounded deques (G12): a task from outside

@@ -52,6 +52,9 @@ use std::sync::{Arc, Once};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Instant;
 use stealpool::ThreadPool;
+#[path = "signal.rs"]
+mod signal;
+use signal::Signal;
 
 /// Runs `model` under the random scheduler for `iterations` (scaled to the
 /// bounds in force), then under PCT with `depth` for as many, and fails if
@@ -272,29 +275,6 @@ fn spawn_storm_inside() {
 }
 
 /// `fib(n)` by fork-join, counting every call in `calls`.
-/// A wait outside the pool: a flag under a shuttle `Mutex` and a
-/// `Condvar`, which the pool cannot see.
-struct Signal(shuttle::sync::Mutex<bool>, shuttle::sync::Condvar);
-
-impl Signal {
-    fn new() -> Self {
-        Signal(shuttle::sync::Mutex::new(false), shuttle::sync::Condvar::new())
-    }
-
-    /// Blocks until `raise` has run.
-    fn wait(&self) {
-        let mut raised = self.0.lock().unwrap();
-        while !*raised {
-            raised = self.1.wait(raised).unwrap();
-        }
-    }
-
-    fn raise(&self) {
-        *self.0.lock().unwrap() = true;
-        self.1.notify_one();
-    }
-}
-
 fn fib(pool: &ThreadPool, n: u64, calls: &AtomicUsize) -> u64 {
     calls.fetch_add(1, Ordering::SeqCst);
     if n < 2 {
