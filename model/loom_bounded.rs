@@ -256,16 +256,20 @@ fn claimed_for_another_thief() {
 // the sleeper, every thread blocks, which loom reports as a deadlock.
 // `--cfg stealpool_bug="bounded_unchecked"` leaves the bounded deques out
 // of the sleepers' final check: then it deadlocks.
+/// The pool both pool models use: two workers, plain spawned tasks on
+/// bounded deques (G12).
+fn two_workers_on_bounded_deques() -> ThreadPool {
+    ThreadPool::builder()
+        .num_threads(2)
+        .bounded_steals(true)
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn bounded_pool_spawn_then_block() {
     explore_bounds("bounded_pool_spawn_then_block", (2, 31_000), (1, 690), || {
-        let pool = StdArc::new(
-            ThreadPool::builder()
-                .num_threads(2)
-                .bounded_steals(true)
-                .build()
-                .unwrap(),
-        );
+        let pool = StdArc::new(two_workers_on_bounded_deques());
         let spawner = pool.clone();
         let handle = pool.submit(move || {
             let signal = loom::sync::Arc::new(Signal::new());
@@ -289,13 +293,7 @@ fn bounded_pool_spawn_then_block() {
 #[test]
 fn bounded_pool_drain_after_spawn() {
     explore_bounds("bounded_pool_drain_after_spawn", (1, 780), (1, 780), || {
-        let pool = StdArc::new(
-            ThreadPool::builder()
-                .num_threads(2)
-                .bounded_steals(true)
-                .build()
-                .unwrap(),
-        );
+        let pool = StdArc::new(two_workers_on_bounded_deques());
         let spawner = pool.clone();
         let ran = loom::sync::Arc::new(AtomicUsize::new(0));
         let counted = ran.clone();
