@@ -351,15 +351,17 @@ fn wait_all_outside() {
 // A task spawns a child and then blocks outside the pool until the child
 // has run. The child must not be stranded on the blocked worker's deque
 // while the other worker sleeps: local pushes pay the S3 fence too (see
-// proofs/sleep.md, S3). Skipping that fence makes this model deadlock, at
-// preemption bound 3 only (bounds 1 and 2 pass even then).
-// Bound: 3. Floor: 400 000 executions (1 517 586 observed; about 800 000
-// before a submitted task claimed itself, H3). The largest model: named
-// to sort first, so that it starts first and the others run beside it
-// (model/verify.sh, the loom step).
+// proofs/sleep.md, S3). Skipping that fence for a worker's own deque (the
+// bug flag `local_push_unfenced`) makes this model deadlock at preemption
+// bound 2 (bound 1 passes even then), as does `producer_fence`.
+// Bound: 2. Floor: 28 000 executions (56 355 observed, 2026-11-26). At
+// bound 3 it explored 1 517 586 executions, some 300 to 460 s of CI on
+// its own, and catches nothing bound 2 misses: when the model was first
+// written it needed bound 3 (and the pool's sleep had a pool-wide lock and
+// a submitted task did not claim itself, H3, both of which added steps).
 #[test]
 fn block_after_spawn() {
-    explore_bounds("block_after_spawn", (3, 400_000), (1, 690), || {
+    explore_bounds("block_after_spawn", (2, 28_000), (1, 600), || {
         let pool = std::sync::Arc::new(ThreadPool::new(2));
         let spawner = pool.clone();
         let handle = pool.submit(move || {

@@ -62,6 +62,7 @@ list_mutants() {
     printf 'no_rescue\tloom_pool\tbug\tF4\tidle workers take unanswered halves\tthey only ask\n'
     printf 'join_wait_runs_any\tloom_pool\tbug\tH6\tjoin and scope waits run only work they await\tany job of the pool\n'
     printf 'park_unannounced\tloom_pool\tbug\tH6\ta parked waiter tells its latch under the sleep lock\tit only checks it\n'
+    printf 'local_push_unfenced\tloom_pool\tbug\tS3\ta worker pays S3 on its own deque too\tonly on others\n'
     printf 'pending_unchecked\tloom_pool\tbug\tF5\tfinal check sees pending halves\tit does not\n'
     printf 'bounded_unchecked\tloom_bounded\tbug\tG12\thas-work checks (final check, V5) see the bounded deques\tthey do not\n'
     printf 'sleeper_unannounced\tloom_pool\tbug\tS7\tsleepers count themselves in the sleepers word\tthey do not\n'

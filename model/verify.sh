@@ -112,14 +112,12 @@ step_clippy() {
 step_test() { run test 1200 "API, stress, proptest, doc" "cargo test (real threads)" -- cargo test; }
 
 step_loom() {
-    # About 11 to 12 minutes here (2026-11-26: 653 s and 713 s, 2 cores,
-    # build included). The largest model is `block_after_spawn` (1 517 586
-    # executions at bound 3, 310 s alone): its name sorts first in
-    # `loom_pool`, and libtest starts a binary's tests in name order on its
-    # two threads, so the other models run beside it rather than after it.
-    # That bought no time measurable here (`loom_pool` 432 s before, 462 s
-    # after, the model itself 455 s beside the others): the two CPUs run
-    # one model each at about two thirds of the speed of one alone.
+    # About 12 minutes here until 2026-11-26 (653 s and 713 s, 2 cores,
+    # build included), more than half of it one model: `block_after_spawn`
+    # at bound 3 (1 517 586 executions, 310 s alone, 455 s beside the
+    # others). It runs at bound 2 now (56 355 executions), where it still
+    # catches what it is for (`local_push_unfenced`, `producer_fence`).
+    # libtest runs a binary's tests on two threads, in name order.
     # `submit_vs_park_2_workers` went to bound 2 (see its comment).
     # The limit only stops a hang, with room for a slower machine.
     # shellcheck disable=SC2046
@@ -329,9 +327,10 @@ step_stack() {
 step_mutants() { run mutants 3000 "each ordering is needed" "loom on mutants" -- model/mutants.sh; }
 
 # A bounded sample of the mutation check for CI: the two historical bugs,
-# the producer's fence of the sleep protocol and the injector's publishing
-# CAS must each be caught.
-SMOKE_MUTANTS="stale_buffer relaxed_buffer_publish producer_fence injector_push"
+# the producer's fence of the sleep protocol (on every push, and on a
+# worker's own deque alone) and the injector's publishing CAS must each be
+# caught.
+SMOKE_MUTANTS="stale_buffer relaxed_buffer_publish producer_fence local_push_unfenced injector_push"
 step_mutants_smoke() {
     run mutants_smoke 1800 "mutants caught: ${SMOKE_MUTANTS// /, }" "loom on mutants" -- bash -c "
         model/mutants.sh $SMOKE_MUTANTS &&

@@ -211,6 +211,19 @@ impl Sleep {
         false
     }
 
+    /// `new_work` without its S3: the bug flag `local_push_unfenced` (a
+    /// worker's push on its own deque), which the loom model
+    /// `block_after_spawn` must catch.
+    #[cfg(stealpool_bug = "local_push_unfenced")]
+    pub(crate) fn new_work_unfenced(&self) -> bool {
+        // S4, with no S3 before it: the mistake.
+        let counters = self.counters.load(RELAXED);
+        if wake_needed(counters) {
+            return self.wake_one();
+        }
+        false
+    }
+
     /// Marks the thread of `slot`, asleep, awake and searching, and signals
     /// it. The caller holds that slot's lock (S9) and saw its flag raised.
     fn wake_locked(&self, slot: &SlotSleep) {
