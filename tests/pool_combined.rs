@@ -929,3 +929,109 @@ fn sorts_whose_comparison_fails_inside_tasks_of_the_other_pool() {
         sort_round(seed);
     }
 }
+
+/// A future of the small executor below.
+type Fut = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// A task of a small executor that polls on a pool: its waker spawns a
+/// poll there, and polls take turns on the mutex (a wake during a poll
+/// leads to one more poll, never to a lost one).
+struct AsyncTask {
+    future: std::sync::Mutex<Option<Fut>>,
+    pool: Arc<ThreadPool>,
+}
+
+impl AsyncTask {
+    fn poll(self: &Arc<Self>) {
+        let mut slot = self.future.lock().unwrap();
+        if let Some(mut future) = slot.take() {
+            let waker = std::task::Waker::from(self.clone());
+            let mut cx = std::task::Context::from_waker(&waker);
+            if future.as_mut().poll(&mut cx).is_pending() {
+                *slot = Some(future);
+            }
+        }
+    }
+}
+
+impl std::task::Wake for AsyncTask {
+    fn wake(self: Arc<Self>) {
+        let pool = self.pool.clone();
+        pool.spawn(move || self.poll());
+    }
+}
+
+/// Handles awaited (as futures) by tasks of an executor that polls on the
+/// pools themselves: a `zip` across the pools and a `then`, a `when_all`,
+/// a panic through a chain, and a handle whose task joins one of the
+/// other pool. Every future finishes and every token is dropped once.
+fn async_round(seed: u64) {
+    let mut rng = Rng(seed * 0x27D4_EB2F + 19);
+    let ledger = Arc::new(Ledger::default());
+    let (a, b) = pools(&ledger, &mut rng);
+    let futures = 8;
+    let once = Runs::new(futures);
+    for f in 0..futures {
+        let (a2, b2, o, l) = (a.clone(), b.clone(), once.clone(), ledger.clone());
+        let future: Fut = Box::pin(async move {
+            let t = Token::new(&l, false);
+            let x = a2.submit(move || f as u64);
+            let y = b2.submit_with_priority(Priority::High, || 10u64);
+            let sum = x.zip(y).then(|(x, y)| x + y).await.unwrap();
+            let parts: Vec<JoinHandle<u64>> = (0..4u64)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        a2.submit(move || i)
+                    } else {
+                        b2.submit(move || i)
+                    }
+                })
+                .collect();
+            let all: u64 = b2.when_all(parts).await.unwrap().iter().sum();
+            let failed = a2
+                .submit(|| -> u64 { panic!("{EXPECTED} in an awaited task") })
+                .then(|v| v + 1)
+                .await;
+            assert!(is_expected(&*failed.expect_err("the awaited panic was lost")));
+            let inner = a2.clone();
+            let nested = b2
+                .submit(move || inner.submit(|| par_sum(10)).join().unwrap())
+                .await
+                .unwrap();
+            assert_eq!(sum + all + nested, f as u64 + 10 + 6 + seq_sum(10));
+            drop(t);
+            o.run(f);
+        });
+        let pool = if f % 2 == 0 { a.clone() } else { b.clone() };
+        let task = Arc::new(AsyncTask {
+            future: std::sync::Mutex::new(Some(future)),
+            pool: pool.clone(),
+        });
+        pool.spawn(move || task.poll());
+    }
+    // A poll still queued after its future finished finds nothing to poll;
+    // the pools' drops run it.
+    let start = std::time::Instant::now();
+    while !once.all_once() {
+        assert!(
+            start.elapsed() < common::DEADLINE,
+            "seed {seed}: a future never finished"
+        );
+        thread::yield_now();
+    }
+    drop(a);
+    drop(b);
+    assert_eq!(
+        ledger.made.load(Relaxed),
+        ledger.dropped.load(Relaxed),
+        "seed {seed}"
+    );
+}
+
+#[test]
+fn handles_awaited_by_an_executor_polling_on_the_pools() {
+    quiet_expected_panics_or(is_token);
+    for seed in seeds() {
+        async_round(seed);
+    }
+}
