@@ -14,7 +14,8 @@
 //!   counters as any push does;
 //! * each slot's *attention word*, on a line of its own, with two flags:
 //!   * [`WANTED`]: an idle worker asks this slot's owner to promote its
-//!     oldest pending half (F3 in `proofs/fork.md`);
+//!     oldest pending half, or the owner asks itself when its search woke
+//!     a sleeper (F3 in `proofs/fork.md`);
 //!   * [`FALLBACK`]: set for good in every slot's word when light barriers
 //!     are full fences (no membarrier): a `join` there always takes the slow
 //!     path, S3/S4 as every push, and its take-back runs `pop_biased`, whose
