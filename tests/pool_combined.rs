@@ -159,7 +159,7 @@ fn cross_round(seed: u64) {
                 match i % 3 {
                     0 => stealpool::spawn(body),
                     1 => a2.spawn_with_priority(Priority::High, body),
-                    _ => stealpool::spawn(body),
+                    _ => a2.spawn_with_priority(Priority::Low, body),
                 }
             }
         });
