@@ -274,7 +274,8 @@ step_tsan() {
     # Shorter runs where a round costs ten times more under the sanitizer:
     # the deque's linearizability rounds (500 rounds and 1000 pop-vs-steal
     # races, overlap floors unchanged: 38 s -> 10 s; the release-build step
-    # `lin_threads` runs the full count) and the soak (10 s of its 20).
+    # `lin_threads` runs the full count), the soak (10 s of its 20) and the
+    # combined programs (3 rounds of their 12).
     # It looks for races in the code the rounds run, which a few hundred
     # overlapping rounds exercise.
     # Nor the tests that start no thread (a sanitizer of races finds none
@@ -291,7 +292,7 @@ step_tsan() {
     run tsan 1800 "real-thread tests: data races" "ThreadSanitizer" -- \
         env RUSTFLAGS="-Zsanitizer=thread" RUSTDOCFLAGS="-Zsanitizer=thread" CARGO_TARGET_DIR=target/tsan \
         TSAN_OPTIONS="allocator_may_return_null=1" \
-        STEALPOOL_LIN_ROUNDS=500 STEALPOOL_LIN_RACES=1000 STEALPOOL_SOAK_SECONDS=10 \
+        STEALPOOL_LIN_ROUNDS=500 STEALPOOL_LIN_RACES=1000 STEALPOOL_SOAK_SECONDS=10 STEALPOOL_COMBINED_ROUNDS=3 \
         cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu --no-fail-fast "${tests[@]}"
 }
 
