@@ -356,6 +356,12 @@ impl Registry {
         }
     }
 
+    /// P4 from a thread that is not this pool's worker: whether every task
+    /// spawned or submitted has finished (with acquire, as `wait_all`'s).
+    pub(crate) fn all_tasks_done(&self) -> bool {
+        self.all_done(false)
+    }
+
     /// See [`ThreadPool::wait_all`](crate::ThreadPool::wait_all).
     pub(crate) fn wait_all(&self) {
         match self.current_worker() {

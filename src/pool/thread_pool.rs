@@ -1,6 +1,6 @@
 //! `ThreadPool`: the pool's handle, and every operation users call on it.
 
-use super::blocking::{block_in_place, Blocked};
+use super::blocking::Blocked;
 use super::builder::Builder;
 use super::handle::JoinHandle;
 use super::job::StackJob;
@@ -85,16 +85,20 @@ use std::fmt;
 /// worker by default). Past that limit a handle's wait blocks its worker
 /// without a stand-in, as a worker of a fixed-size pool would, and the pool
 /// runs with one thread fewer until it returns; a wait on another pool
-/// (`install`, `join`, `scope`, a handle) runs its own pool's jobs
-/// meanwhile instead, so that pools with no spares may still call into
-/// each other. A `JoinHandle::join` that finds its task running beneath it
-/// on its own thread (reachable only through that fallback) panics with a
-/// message rather than wait forever.
+/// (`install`, `join`, `scope`, a handle, `wait_all`) runs its own pool's
+/// jobs meanwhile instead, so that pools with no spares may still call
+/// into each other. A `JoinHandle::join` that finds its task running
+/// beneath it on its own thread (reachable only through that fallback)
+/// panics with a message rather than wait forever. A join of a handle
+/// whose result needs such a task only through others (a continuation of
+/// it: `then`, `zip`, `when_all`) is not recognised, and waits for ever:
+/// the fallback is a last resort, and a pool whose tasks wait on other
+/// pools should have spares.
 ///
 /// What the pool cannot see, it cannot help with: a task that blocks on a
 /// plain `Mutex`, a channel or I/O blocks its worker, and if what it waits
 /// for needs that worker, it deadlocks. Wrap such waits in
-/// [`block_in_place`], or attach the rest of the work with
+/// [`block_in_place`](crate::block_in_place), or attach the rest of the work with
 /// [`JoinHandle::then`], which waits on no thread.
 pub struct ThreadPool {
     pub(super) registry: Arc<Registry>,
@@ -414,7 +418,9 @@ impl ThreadPool {
     ///
     /// On a worker of *another* pool it blocks that worker with a spare of
     /// its own pool standing in (see "Waiting on a worker"), so that pool
-    /// keeps running what this one's tasks may need from it.
+    /// keeps running what this one's tasks may need from it; with no spare
+    /// to be had, that worker runs its own pool's jobs while it waits, as
+    /// `install` does there, yielding between looks when it finds none.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -436,9 +442,34 @@ impl ThreadPool {
         if self.registry.current_worker().is_some() {
             return self.registry.wait_all();
         }
-        // On a worker of another pool, a spare of that pool stands in
-        // while this thread blocks (H4); elsewhere this just blocks.
-        block_in_place(|| self.registry.wait_all());
+        // SAFETY: the thread-local pointer is null or this thread's worker.
+        match unsafe { WorkerThread::current().as_ref() } {
+            Some(worker) => self.wait_all_from_other_pool(worker),
+            None => self.registry.wait_all(),
+        }
+    }
+
+    /// `wait_all` on a worker of another pool (H4): it blocks with a spare
+    /// of its own pool standing in; with none to be had (every spare slot
+    /// taken), it runs its own pool's jobs while it waits instead, as a
+    /// cross-pool `install` does (J3): the tasks waited for may need them.
+    /// No latch tells it when this pool's tasks are done, so it looks
+    /// again after each job, or after a yield when it found none.
+    #[cold]
+    #[inline(never)]
+    fn wait_all_from_other_pool(&self, worker: &WorkerThread) {
+        let blocked = Blocked::enter(worker);
+        if blocked.stood_in {
+            self.registry.wait_all();
+            drop(blocked);
+            return;
+        }
+        drop(blocked);
+        while !self.registry.all_tasks_done() {
+            if !worker.run_one_job() {
+                thread::yield_now();
+            }
+        }
     }
 
     /// The number of worker threads.
@@ -558,7 +589,7 @@ impl fmt::Debug for ThreadPool {
 /// outside every pool.
 ///
 /// Workers have the indices `0..num_workers()`. A spare thread standing
-/// in for a worker inside [`block_in_place`] has an index of its own, from
+/// in for a worker inside [`block_in_place`](crate::block_in_place) has an index of its own, from
 /// `num_workers()` up to `num_workers()` plus
 /// [`Builder::max_blocking_threads`]: no two threads of a pool have the
 /// same index at once, so per-thread state indexed by it needs that many
