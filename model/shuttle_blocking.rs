@@ -117,7 +117,12 @@ fn blockers_wait_for_each_other_and_compute() {
         stats.spare_threads_started >= 1,
         "every blocker waits: some spare came in"
     );
-    assert_eq!(stats.blocking_uncompensated, 0);
+    // `blocking_uncompensated` may be above 0: a computing task's `join`
+    // whose stolen half is still running parks (H6), and takes a spare slot
+    // like a blocker (W1); with the four blockers holding all four, it
+    // parks with no stand-in, which is counted (random schedule 3 841 of
+    // a CI run found it). Its half still runs on the thread that took it,
+    // so the schedule ends, as every schedule here must.
     // The pool's last handle: the drop joins workers and spares.
     assert!(Arc::try_unwrap(pool).is_ok(), "the tasks dropped their handles");
 }

@@ -250,13 +250,15 @@ pub struct Stats {
     /// they did while workers blocked.
     pub spares: WorkerStats,
     /// How many times a spare thread took up a slot for a worker inside
-    /// [`block_in_place`](crate::block_in_place) (a new thread, or a
-    /// parked one reused).
+    /// [`block_in_place`](crate::block_in_place), or for one whose wait
+    /// parked (a `join`, a `scope`, a handle, a wait on another pool: see
+    /// "Waiting on a worker" at [`ThreadPool`](crate::ThreadPool)): a new
+    /// thread, or a parked one reused.
     pub spare_threads_started: u64,
-    /// [`block_in_place`](crate::block_in_place) calls that found every
-    /// spare slot taken
+    /// How many times a worker blocked with every spare slot taken
     /// ([`Builder::max_blocking_threads`](crate::Builder::max_blocking_threads))
-    /// and blocked their worker.
+    /// and no spare to stand in: a [`block_in_place`](crate::block_in_place)
+    /// call, or a wait of the pool that parked.
     pub blocking_uncompensated: u64,
 }
 
