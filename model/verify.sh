@@ -199,10 +199,10 @@ step_miri() {
     # The bounded deque (tests/deque_bounded.rs, proofs/bounded.md):
     # requesters' slot reads, growth, drops of what is left in slots or
     # delivered, claims and requests; one seed in eight of the deque's, at
-    # least two, under each aliasing model (the CI budget: about 35 s of
-    # runs; CI's MIRI_SEEDS=8 gives two). Miri runs the seeds of
-    # -Zmiri-many-seeds side by side, one per CPU, so on two CPUs a second
-    # seed costs no time; a range of 0..0 would run no test at all. Its unit tests
+    # least two, under each aliasing model (CI's MIRI_SEEDS=8 gives two:
+    # 57 s in a full local run, 75 s with one seed each before). Miri runs
+    # the seeds of -Zmiri-many-seeds side by side, one per CPU, so on two
+    # CPUs a second seed costs little. Its unit tests
     # (src/deque/bounded/tests.rs) drive a delivery and an eviction (G10) by
     # hand, under Stacked Borrows once.
     local bounded_seeds=$((MIRI_SEEDS / 8 > 2 ? MIRI_SEEDS / 8 : 2))
@@ -215,9 +215,8 @@ step_miri() {
     run miri_deque_model 1500 "deque vs reference model" "Miri" -- \
         env CARGO_TARGET_DIR=target/miri cargo +nightly miri test --test deque_proptest
     # The pool's API, panic, edge, priority and bounded-deque tests: two
-    # seeds, side by side (as for the bounded deque above: Miri used 421 s
-    # of CPU in 246 s here for both, with a benchmark running beside it;
-    # CI's last run took 201 s for one).
+    # seeds, side by side (as for the bounded deque above: 207 s for both in
+    # a full local run, 201 s for one before).
     run miri_pool 1500 "pool: UB, races, leaks" "Miri, 2 seeds" -- \
         env MIRIFLAGS="-Zmiri-many-seeds=0..2" CARGO_TARGET_DIR=target/miri \
         cargo +nightly miri test --test pool_api --test pool_panics --test pool_edges \

@@ -91,15 +91,15 @@ use std::fmt;
 /// beneath it on its own thread (reachable only through that fallback)
 /// panics with a message rather than wait forever. A join of a handle
 /// whose result needs such a task only through others (a continuation of
-/// it: `then`, `zip`, `when_all`) is not recognised, and waits for ever:
+/// it: `then`, `zip`, `when_all`) is not recognised, and waits forever:
 /// the fallback is a last resort, and a pool whose tasks wait on other
 /// pools should have spares.
 ///
 /// What the pool cannot see, it cannot help with: a task that blocks on a
 /// plain `Mutex`, a channel or I/O blocks its worker, and if what it waits
 /// for needs that worker, it deadlocks. Wrap such waits in
-/// [`block_in_place`](crate::block_in_place), or attach the rest of the work with
-/// [`JoinHandle::then`], which waits on no thread.
+/// [`block_in_place`](crate::block_in_place), or attach the rest of the
+/// work with [`JoinHandle::then`], which waits on no thread.
 pub struct ThreadPool {
     pub(super) registry: Arc<Registry>,
     pub(super) threads: Vec<thread::JoinHandle<()>>,
@@ -589,8 +589,8 @@ impl fmt::Debug for ThreadPool {
 /// outside every pool.
 ///
 /// Workers have the indices `0..num_workers()`. A spare thread standing
-/// in for a worker inside [`block_in_place`](crate::block_in_place) has an index of its own, from
-/// `num_workers()` up to `num_workers()` plus
+/// in for a worker inside [`block_in_place`](crate::block_in_place) has an
+/// index of its own, from `num_workers()` up to `num_workers()` plus
 /// [`Builder::max_blocking_threads`]: no two threads of a pool have the
 /// same index at once, so per-thread state indexed by it needs that many
 /// entries.
