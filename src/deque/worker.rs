@@ -65,6 +65,22 @@ impl<T> Worker<T> {
         Self::with_capacity(DEFAULT_CAPACITY)
     }
 
+    /// Creates an empty deque whose owner pops the element it pushed last:
+    /// the same as [`Worker::new`], under crossbeam-deque's name for its
+    /// LIFO flavour.
+    ///
+    /// ```
+    /// use stealpool::deque::Worker;
+    ///
+    /// let worker = Worker::new_lifo();
+    /// worker.push(1);
+    /// worker.push(2);
+    /// assert_eq!(worker.pop(), Some(2));
+    /// ```
+    pub fn new_lifo() -> Self {
+        Self::new()
+    }
+
     /// Creates an empty deque that holds `capacity` elements before it
     /// first grows; `capacity` is rounded up to a power of two (at least 1),
     /// so `0` and `1` both give a deque of one slot that grows on the second
