@@ -25,7 +25,7 @@ use reference::ReferenceDeque;
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use stealpool::deque::{Element, Steal, Stealer, Worker};
+use stealpool::deque::{Steal, Stealer, Worker};
 
 /// The largest capacity [`check_ops`] accepts: beyond it growth would be
 /// rare in short sequences and each run would only allocate more.
@@ -139,7 +139,7 @@ impl Drop for Tracked {
 }
 
 /// An element type a run can use.
-trait Payload: Element + Debug {
+trait Payload: Send + Debug {
     /// Whether the run checks drops through the ledger.
     const TRACKED: bool;
     /// The element for the `serial`-th push of the run, whose op carries
@@ -196,14 +196,14 @@ impl Payload for Box<Tracked> {
 }
 
 /// One deque of a run: the real handles and the model.
-struct Deque<P: Element> {
+struct Deque<P: Send> {
     worker: Option<Worker<P>>,
     stealer: Stealer<P>,
     model: ReferenceDeque<usize>,
 }
 
 /// The state of one run of a sequence with element type `P`.
-struct Run<P: Element> {
+struct Run<P: Send> {
     deques: [Deque<P>; 2],
     ledger: Arc<Ledger>,
     pushed: usize,

@@ -38,7 +38,7 @@ use stealpool::deque::{Element, Steal, Stealer, Worker};
 
 /// Steals until the outcome is not `Retry`. A `Retry` means another thread
 /// took an element, so this terminates.
-fn steal<T: Element>(stealer: &Stealer<T>) -> Option<T> {
+fn steal<T: Send>(stealer: &Stealer<T>) -> Option<T> {
     loop {
         match stealer.steal() {
             Steal::Success(value) => return Some(value),
@@ -49,7 +49,7 @@ fn steal<T: Element>(stealer: &Stealer<T>) -> Option<T> {
 }
 
 /// One steal attempt: the element, or `None` on `Empty` or `Retry`.
-fn steal_once<T: Element>(stealer: &Stealer<T>) -> Option<T> {
+fn steal_once<T: Send>(stealer: &Stealer<T>) -> Option<T> {
     stealer.steal().success()
 }
 

@@ -5,14 +5,15 @@
 #![cfg(not(all(doctest, any(feature = "loom", feature = "shuttle"))))]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+// The layers, bottom up; imports run downward only (`tests/layers.rs`):
+// the sync facade, the lock-free objects, the pool (placement, queues,
+// kernel, api), the data-parallel API.
 mod sync;
-mod weaken;
+mod lockfree;
+mod pool;
+pub mod iter;
 
 pub mod deque;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub mod iter;
-mod par;
-mod pool;
 
 /// `use stealpool::prelude::*;` brings the parallel iterator traits, with
 /// rayon's names: `par_iter()`, `into_par_iter()`, `par_sort()`, ...
@@ -32,22 +33,26 @@ pub mod prelude {
     };
 }
 
-pub use pool::{
-    block_in_place, current_worker_index, BuildError, Builder, JoinHandle, Priority, Scope, Stats,
-    ThreadPool, Topology, TopologyError, WorkerStats,
-};
+pub use pool::api::block_in_place::block_in_place;
+pub use pool::api::builder::{BuildError, Builder};
+pub use pool::api::handle::JoinHandle;
+pub use pool::api::thread_pool::{current_worker_index, ThreadPool};
+pub use pool::kernel::scope::Scope;
+pub use pool::kernel::stats::{Stats, WorkerStats};
+pub use pool::placement::topology::{Topology, TopologyError};
+pub use pool::queues::priority::Priority;
 // The free functions on the current pool; compiled out under the model
 // checkers, where a process-wide pool would outlive each execution.
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub use pool::{current_num_threads, current_thread_index, join, scope, spawn};
+pub use pool::api::global::{current_num_threads, current_thread_index, join, scope, spawn};
 
 /// What the models observe beyond the public API: counts kept only in the
 /// `loom` and `shuttle` builds.
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 #[doc(hidden)]
 pub mod model_probes {
-    pub use crate::pool::probes::{
+    pub use crate::pool::kernel::probes::{
         ATTENTION_WRITES, COUNTERS_WRITES, POOL_LOCKS, SLEEPER_LOCKS, WAITS, WOKEN,
     };
-    pub use crate::pool::probes::{HALVES_HELPED, INLINE_JOINS, REROUTED, WAITS_PARKED};
+    pub use crate::pool::kernel::probes::{HALVES_HELPED, INLINE_JOINS, REROUTED, WAITS_PARKED};
 }

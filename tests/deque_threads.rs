@@ -58,7 +58,7 @@ impl Seen {
 
 /// Steals from `stealer` until it reports `Empty`, retrying on `Retry`;
 /// hands every element to `take`. Returns how many it took.
-fn steal_until_empty<T: stealpool::deque::Element>(stealer: &Stealer<T>, mut take: impl FnMut(T)) -> usize {
+fn steal_until_empty<T: Send>(stealer: &Stealer<T>, mut take: impl FnMut(T)) -> usize {
     let mut taken = 0;
     loop {
         match stealer.steal() {

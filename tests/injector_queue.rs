@@ -1,4 +1,4 @@
-//! The injector's queue (`src/pool/injector_queue.rs`) on real threads, and
+//! The injector's queue (`src/lockfree/injector/queue.rs`) on real threads, and
 //! under Miri: the order of a take, FIFO per submitter, no loss, no
 //! duplicate, every value dropped exactly once, many submitters against
 //! several consumers. The file is compiled here from its own source, on the
@@ -14,17 +14,14 @@
 #[path = "../model/injector_harness.rs"]
 mod injector_harness;
 #[allow(dead_code)]
-#[path = "../src/pool/injector_ordering.rs"]
-mod injector_ordering;
+#[path = "../src/lockfree/injector/ordering.rs"]
+mod ordering;
 #[allow(dead_code)]
-#[path = "../src/pool/injector_queue.rs"]
+#[path = "../src/lockfree/injector/queue.rs"]
 mod injector_queue;
-#[allow(dead_code, unused_imports, clippy::all)]
-#[path = "../src/sync.rs"]
+#[allow(dead_code, unused_imports, unused_macros, clippy::all)]
+#[path = "../src/sync/mod.rs"]
 mod sync;
-#[allow(dead_code, unused_imports, unused_macros)]
-#[path = "../src/weaken.rs"]
-mod weaken;
 
 use injector_harness::{pop_batch_in_run_order, FifoCheck, Item};
 use injector_queue::Queue;

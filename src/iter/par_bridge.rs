@@ -5,7 +5,7 @@
 
 use super::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use super::ParallelIterator;
-use crate::par::on_pool::{CurrentPool, OnPool};
+use crate::iter::pool::{CurrentPool, OnPool};
 use crate::sync::{AtomicUsize, Mutex, Ordering};
 
 /// `par_bridge()`: a parallel iterator over the items of a sequential

@@ -115,8 +115,8 @@
 //! ```
 
 use super::IndexedParallelIterator;
-use crate::par::on_pool::{CurrentPool, OnPool};
-use crate::par::splitter::Splitter;
+use crate::iter::pool::{CurrentPool, OnPool};
+use crate::iter::splitter::Splitter;
 
 /// A source of items that can be split at any index: the indexed
 /// iterators' sources (slices, ranges, vectors) and adapters over them.

@@ -3,7 +3,7 @@
 
 use super::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
-use crate::par::on_pool::CurrentPool;
+use crate::iter::pool::CurrentPool;
 use std::cmp::Ordering;
 
 /// Parallel iterators over a slice's pieces: rayon's `ParallelSlice`.
@@ -130,7 +130,7 @@ pub trait ParallelSliceMut<T: Send> {
     where
         T: Ord,
     {
-        crate::par::sort_by(&CurrentPool, self.as_parallel_slice_mut(), T::cmp);
+        crate::iter::sort::sort_by(&CurrentPool, self.as_parallel_slice_mut(), T::cmp);
     }
 
     /// [`par_sort`](ParallelSliceMut::par_sort) by a comparison, which must
@@ -147,7 +147,7 @@ pub trait ParallelSliceMut<T: Send> {
     where
         F: Fn(&T, &T) -> Ordering + Sync,
     {
-        crate::par::sort_by(&CurrentPool, self.as_parallel_slice_mut(), compare);
+        crate::iter::sort::sort_by(&CurrentPool, self.as_parallel_slice_mut(), compare);
     }
 
     /// [`par_sort`](ParallelSliceMut::par_sort) by a key.
@@ -165,7 +165,7 @@ pub trait ParallelSliceMut<T: Send> {
         F: Fn(&T) -> K + Sync,
     {
         let compare = |a: &T, b: &T| f(a).cmp(&f(b));
-        crate::par::sort_by(&CurrentPool, self.as_parallel_slice_mut(), compare);
+        crate::iter::sort::sort_by(&CurrentPool, self.as_parallel_slice_mut(), compare);
     }
 
     /// Sorts in parallel, not necessarily keeping equal elements in order
@@ -190,7 +190,7 @@ pub trait ParallelSliceMut<T: Send> {
     where
         T: Ord,
     {
-        crate::par::sort_unstable_by_send(&CurrentPool, self.as_parallel_slice_mut(), T::cmp);
+        crate::iter::sort::sort_unstable_by_send(&CurrentPool, self.as_parallel_slice_mut(), T::cmp);
     }
 
     /// [`par_sort_unstable`](ParallelSliceMut::par_sort_unstable) by a
@@ -207,7 +207,7 @@ pub trait ParallelSliceMut<T: Send> {
     where
         F: Fn(&T, &T) -> Ordering + Sync,
     {
-        crate::par::sort_unstable_by_send(&CurrentPool, self.as_parallel_slice_mut(), compare);
+        crate::iter::sort::sort_unstable_by_send(&CurrentPool, self.as_parallel_slice_mut(), compare);
     }
 
     /// [`par_sort_unstable`](ParallelSliceMut::par_sort_unstable) by a key.
@@ -225,7 +225,7 @@ pub trait ParallelSliceMut<T: Send> {
         F: Fn(&T) -> K + Sync,
     {
         let compare = |a: &T, b: &T| f(a).cmp(&f(b));
-        crate::par::sort_unstable_by_send(&CurrentPool, self.as_parallel_slice_mut(), compare);
+        crate::iter::sort::sort_unstable_by_send(&CurrentPool, self.as_parallel_slice_mut(), compare);
     }
 }
 

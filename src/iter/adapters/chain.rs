@@ -3,7 +3,7 @@
 
 use crate::iter::plumbing::{Folder, Producer, ProducerCallback, Reducer, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
-use crate::par::on_pool::{CurrentPool, OnPool};
+use crate::iter::pool::{CurrentPool, OnPool};
 
 /// The iterator of [`ParallelIterator::chain`].
 ///

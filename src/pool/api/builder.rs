@@ -1,0 +1,555 @@
+//! Configuring and starting a pool.
+
+use crate::pool::kernel::spares::{Slot, Spares};
+use crate::pool::queues::injector::Injector;
+use crate::pool::kernel::registry::{PanicHandler, Registry, NO_PENDING_LIMIT};
+use crate::pool::kernel::sleep::MAX_WORKERS;
+use crate::pool::placement::topology::{self, Placement, Topology};
+use crate::pool::kernel::worker::{BoundedDeques, Deques, WorkerThread, BOUNDED_SLOTS};
+use crate::pool::api::thread_pool::ThreadPool;
+use crate::lockfree::Worker;
+use crate::sync::{thread, Arc};
+use std::any::Any;
+use std::{error, fmt, io};
+
+/// Each worker's deque starts with room for this many jobs and grows as
+/// needed. Model checkers start small, so that growth is explored too.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+const DEQUE_CAPACITY: usize = 64;
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+const DEQUE_CAPACITY: usize = 2;
+
+/// Spare slots per worker unless `max_blocking_threads` says otherwise.
+/// Under the model checkers none: every slot adds loads to each search for
+/// work, which the models of the rest of the pool would explore for
+/// nothing; the models of `block_in_place` ask for their slots.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+const DEFAULT_SPARES_PER_WORKER: usize = 4;
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+const DEFAULT_SPARES_PER_WORKER: usize = 0;
+
+/// Configures a [`ThreadPool`]; from [`ThreadPool::builder`].
+///
+/// ```
+/// let pool = stealpool::ThreadPool::builder()
+///     .num_threads(2)
+///     .thread_name(|i| format!("compute-{i}"))
+///     .stack_size(4 << 20)
+///     .panic_handler(|_payload| eprintln!("a task panicked"))
+///     .build()
+///     .expect("threads could not be started");
+/// assert_eq!(pool.num_workers(), 2);
+/// ```
+#[must_use]
+#[derive(Default)]
+pub struct Builder {
+    num_threads: usize,
+    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    stack_size: Option<usize>,
+    panic_handler: Option<PanicHandler>,
+    /// `None`: the discovered layout.
+    topology: Option<Topology>,
+    pin_workers: bool,
+    /// `None`: four times the workers.
+    max_blocking_threads: Option<usize>,
+    /// `None`: every `join` half is published (F1).
+    max_pending_joins: Option<usize>,
+    /// A bounded deque per slot for plain spawned tasks (G12).
+    bounded_steals: bool,
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("num_threads", &self.num_threads)
+            .field("stack_size", &self.stack_size)
+            .field("topology", &self.topology)
+            .field("pin_workers", &self.pin_workers)
+            .field("max_blocking_threads", &self.max_blocking_threads)
+            .field("max_pending_joins", &self.max_pending_joins)
+            .field("bounded_steals", &self.bounded_steals)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Builder {
+    /// The number of worker threads; `0` (the default) means one per CPU
+    /// of the [`topology`](Builder::topology) when one is given, otherwise
+    /// one per available core ([`std::thread::available_parallelism`]).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder().num_threads(3).build().unwrap();
+    /// assert_eq!(pool.num_workers(), 3);
+    /// ```
+    pub fn num_threads(mut self, num_threads: usize) -> Self {
+        self.num_threads = num_threads;
+        self
+    }
+
+    /// Names worker `i` `name(i)` (default: `stealpool-worker-i`).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(1)
+    ///     .thread_name(|i| format!("io-{i}"))
+    ///     .build()
+    ///     .unwrap();
+    /// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
+    /// assert_eq!(name.as_deref(), Some("io-0"));
+    /// ```
+    pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Self {
+        self.thread_name = Some(Box::new(name));
+        self
+    }
+
+    /// The stack size of each worker thread, in bytes (default: the
+    /// platform's default for spawned threads).
+    ///
+    /// ```
+    /// // Deep recursion on the workers: 16 MiB each.
+    /// let pool = stealpool::ThreadPool::builder().stack_size(16 << 20).build().unwrap();
+    /// assert_eq!(pool.install(|| 2 + 2), 4);
+    /// ```
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Called with the payload of every panic in a [`ThreadPool::spawn`]ed
+    /// task, on the worker that ran it. The default prints the message on
+    /// stderr. Either way the panic is counted in [`ThreadPool::stats`] and
+    /// the worker goes on.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::sync::Mutex;
+    ///
+    /// let (sender, receiver) = mpsc::channel();
+    /// let sender = Mutex::new(sender);
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(1)
+    ///     .panic_handler(move |payload| {
+    ///         let message = payload.downcast_ref::<&str>().copied().unwrap_or("?");
+    ///         sender.lock().unwrap().send(message.to_owned()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.spawn(|| panic!("task failed"));
+    /// assert_eq!(receiver.recv().unwrap(), "task failed");
+    /// pool.wait_all();
+    /// assert_eq!(pool.stats().panicked, 1);
+    /// ```
+    pub fn panic_handler(mut self, handler: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static) -> Self {
+        self.panic_handler = Some(Box::new(handler));
+        self
+    }
+
+    /// The machine's layout, which places the workers and orders their
+    /// victims (default: [`Topology::discover`], read once per process).
+    ///
+    /// Worker `i` belongs to CPU [`topology.worker_cpu(i)`](Topology::worker_cpu)
+    /// (node-major order, wrapping when there are more workers than CPUs).
+    /// A worker out of work tries to steal from the workers sharing its
+    /// last-level cache first, then from the rest of its node, then from
+    /// the other nodes, starting at a random worker within each of these
+    /// rings and trying every worker in each round; [`Stats`](crate::Stats)
+    /// counts the steals by distance. With one cache for the whole pool,
+    /// victims are uniformly random, as without a layout.
+    ///
+    /// The layout need not be this machine's: a test can describe a large
+    /// machine and run its pool here (without pinning, or with pinning that
+    /// fails and is counted in [`Stats::pin_failures`](crate::Stats::pin_failures)).
+    ///
+    /// ```
+    /// use stealpool::{ThreadPool, Topology};
+    ///
+    /// // 4 nodes × 16 CPUs: 64 workers, whatever this machine has.
+    /// let pool = ThreadPool::builder()
+    ///     .topology(Topology::uniform(4, 1, 16).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.num_workers(), 64);
+    /// pool.scope(|s| {
+    ///     for _ in 0..1000 {
+    ///         s.spawn(|_| {});
+    ///     }
+    /// });
+    /// let stats = pool.stats();
+    /// println!(
+    ///     "steals: {} same cache, {} same node, {} remote",
+    ///     stats.steals_same_cache, stats.steals_same_node, stats.steals_remote
+    /// );
+    /// ```
+    pub fn topology(mut self, topology: Topology) -> Self {
+        self.topology = Some(topology);
+        self
+    }
+
+    /// Pins worker `i` to its CPU, [`topology.worker_cpu(i)`](Topology::worker_cpu),
+    /// when it starts (default: `false`).
+    ///
+    /// Linux only (`sched_setaffinity`); elsewhere nothing is pinned. A
+    /// worker that cannot be pinned (no such CPU, a CPU outside the
+    /// process's affinity mask or cgroup, another system) runs unpinned and
+    /// is counted in [`Stats::pin_failures`](crate::Stats::pin_failures):
+    /// the pool never fails to build because of it. With the discovered
+    /// layout, which holds only the CPUs the process may use, pinning
+    /// succeeds on Linux.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .pin_workers(true)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.install(|| 1 + 1), 2);
+    /// // 0 where the system pins (Linux), 2 where it cannot.
+    /// assert!(pool.stats().pin_failures <= 2);
+    /// ```
+    pub fn pin_workers(mut self, pin: bool) -> Self {
+        self.pin_workers = pin;
+        self
+    }
+
+    /// At most this many spare threads stand in for workers blocked in
+    /// [`block_in_place`](crate::block_in_place) at once (default: four
+    /// times the workers, at most what keeps the pool within 65 535
+    /// threads; in a mix where half the tasks block for twice as long as
+    /// the others compute, twice the workers ran out of spares one call in
+    /// four, four times almost never). `0`: `block_in_place` never starts
+    /// a spare.
+    ///
+    /// Spares are started when first needed, not by `build`; each slot
+    /// costs a few small deques up front, and idle workers look only at
+    /// the slots spares have held, so a pool that never blocks pays
+    /// nothing more for them. With every slot taken, a worker
+    /// entering `block_in_place` simply blocks, as it would without it.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .max_blocking_threads(1)
+    ///     .build()
+    ///     .unwrap();
+    /// pool.install(|| stealpool::block_in_place(|| std::thread::sleep(std::time::Duration::from_millis(1))));
+    /// assert!(pool.stats().spare_threads_started <= 1);
+    /// ```
+    pub fn max_blocking_threads(mut self, n: usize) -> Self {
+        self.max_blocking_threads = Some(n);
+        self
+    }
+
+    /// Lets a worker's [`join`](crate::ThreadPool::join) run both closures
+    /// one after the other, as a plain call would, when `n` of its halves
+    /// already wait where other workers can take them and no worker sleeps
+    /// or asks for work (`proofs/fork.md`). Default: no limit, every
+    /// half is published.
+    ///
+    /// Publishing a half (its slot, the deque's `bottom`, and taking it
+    /// back) is most of what a `join` costs beyond its two calls; a deep
+    /// recursion has idle workers take the oldest, largest halves anyway.
+    /// With a limit, `join` costs about what a plain call does below the
+    /// first `n` pending halves while every worker is busy, and publishes
+    /// again as soon as one is idle (it sleeps, or asks this worker for
+    /// work): fib with a `join` at every call runs about 1.4 times as fast
+    /// with `max_pending_joins(3)` (`benches/README.md`).
+    ///
+    /// The price is a guarantee: a `join` that ran inline had no half for
+    /// others to take, so its first closure must not depend on its second,
+    /// through any chain: not wait for it outside the pool (a lock, a
+    /// channel, a condition variable), nor join the handle of a task that
+    /// waits, directly or not, for something the second closure does. Such
+    /// a program deadlocks as it would in sequential code. Every program
+    /// that keeps this contract finishes, as on an unlimited pool: `a` may
+    /// join handles, `scope` and `join` freely (`tests/pool_waits.rs`). The halves that are published keep every guarantee of an
+    /// unlimited pool, the first `n` pending among them (a task that forks
+    /// once and then blocks, with `n >= 1`, is not stranded). The limit
+    /// takes effect only where the pool's light barriers pair with heavy
+    /// ones (Linux with `membarrier`); elsewhere every half is published.
+    ///
+    /// ```
+    /// fn fib(pool: &stealpool::ThreadPool, n: u64) -> u64 {
+    ///     if n < 2 {
+    ///         return n;
+    ///     }
+    ///     let (a, b) = pool.join(|| fib(pool, n - 1), || fib(pool, n - 2));
+    ///     a + b
+    /// }
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .max_pending_joins(3)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.install(|| fib(&pool, 25)), 75_025);
+    /// ```
+    pub fn max_pending_joins(mut self, n: usize) -> Self {
+        self.max_pending_joins = Some(n);
+        self
+    }
+
+    /// Queues the plain tasks a worker [`spawn`](crate::ThreadPool::spawn)s
+    /// (at [`Priority::Normal`](crate::Priority), from inside a task of this
+    /// pool) on a deque of its own whose steals never retry:
+    /// [`BoundedStealer`](crate::deque::BoundedStealer), every steal done
+    /// within a bounded number of its own steps whatever other thieves do
+    /// (`proofs/bounded.md`). Default: `false`, every task on the one
+    /// lock-free deque per worker.
+    ///
+    /// Only those tasks move: `join` halves, [`scope`](crate::ThreadPool::scope)
+    /// tasks, priorities other than `Normal`, continuations and
+    /// [`submit`](crate::ThreadPool::submit)ted tasks stay where they are,
+    /// since waits take some of them back by a condition, which a steal
+    /// that serves other thieves' requests cannot test. Idle workers take
+    /// the tasks from each other's bounded deques after the usual deques,
+    /// and [`Stats::bounded_steals`](crate::Stats::bounded_steals) counts
+    /// those steals.
+    ///
+    /// A pool with bounded deques has at most 16 threads, spare threads of
+    /// [`block_in_place`](crate::block_in_place) included (each deque has
+    /// 15 thieves' handles): without [`num_threads`](Builder::num_threads)
+    /// it has one worker per CPU up to 16, the default spare threads are
+    /// cut to fit, and [`build`](Builder::build) fails with more workers
+    /// asked for, or workers and
+    /// [`max_blocking_threads`](Builder::max_blocking_threads) together.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .bounded_steals(true)
+    ///     .build()
+    ///     .unwrap();
+    /// let ran = Arc::new(AtomicUsize::new(0));
+    /// let spawner = ran.clone();
+    /// pool.spawn(move || {
+    ///     for _ in 0..100 {
+    ///         let ran = spawner.clone();
+    ///         // From inside the pool: on this worker's bounded deque.
+    ///         stealpool::spawn(move || {
+    ///             ran.fetch_add(1, Ordering::Relaxed);
+    ///         });
+    ///     }
+    /// });
+    /// pool.wait_all();
+    /// assert_eq!(ran.load(Ordering::Relaxed), 100);
+    ///
+    /// let error = stealpool::ThreadPool::builder()
+    ///     .num_threads(17)
+    ///     .bounded_steals(true)
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(error.to_string().contains("bounded"));
+    /// ```
+    pub fn bounded_steals(mut self, on: bool) -> Self {
+        self.bounded_steals = on;
+        self
+    }
+
+    /// Starts the worker threads.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] if more than 65 535 threads are asked for (16 with
+    /// [`bounded_steals`](Builder::bounded_steals)), if a name
+    /// from [`thread_name`](Builder::thread_name) contains a NUL byte, or if
+    /// a thread cannot be spawned. The threads already started are stopped
+    /// and joined first, and so they are if `thread_name` panics.
+    ///
+    /// ```
+    /// let error = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .thread_name(|i| format!("bad\0name-{i}"))
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(error.to_string().contains("NUL"));
+    /// ```
+    pub fn build(mut self) -> Result<ThreadPool, BuildError> {
+        let num_threads = match (self.num_threads, &self.topology) {
+            (0, Some(topology)) => topology.num_cpus(),
+            (0, None) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            (n, _) => n,
+        };
+        // G12: a count the caller did not choose fits the bounded deques'
+        // slots, so that the option builds on any machine.
+        let num_threads = if self.bounded_steals && self.num_threads == 0 {
+            num_threads.min(BOUNDED_SLOTS)
+        } else {
+            num_threads
+        };
+        if num_threads > MAX_WORKERS {
+            return Err(BuildError(ErrorKind::TooManyThreads(num_threads)));
+        }
+        // Spare slots after the workers' (W1): the sleep word counts them too.
+        let spare_slots = match self.max_blocking_threads {
+            Some(n) if num_threads.saturating_add(n) > MAX_WORKERS => {
+                return Err(BuildError(ErrorKind::TooManyThreads(
+                    num_threads.saturating_add(n),
+                )));
+            }
+            Some(n) => n,
+            // G12: with bounded deques, the default spares fit their slots.
+            None if self.bounded_steals => {
+                (DEFAULT_SPARES_PER_WORKER * num_threads).min(BOUNDED_SLOTS.saturating_sub(num_threads))
+            }
+            None => (DEFAULT_SPARES_PER_WORKER * num_threads).min(MAX_WORKERS - num_threads),
+        };
+        let slots = num_threads + spare_slots;
+        if self.bounded_steals && slots > BOUNDED_SLOTS {
+            return Err(BuildError(ErrorKind::TooManyBoundedSlots(slots)));
+        }
+        // G12: each slot's bounded deque with its handles on the others'.
+        let (mut bounded, bounded_lens) = if self.bounded_steals {
+            let (deques, lens) = BoundedDeques::for_slots(slots, DEQUE_CAPACITY);
+            (
+                deques.into_iter().map(|d| Some(Box::new(d))).collect(),
+                Some(lens),
+            )
+        } else {
+            ((0..slots).map(|_| None).collect::<Vec<_>>(), None)
+        };
+        // M1: before any worker starts, so every worker sees the result.
+        crate::sync::register_barriers();
+        // Each worker has two deques: the one thieves look in first, and the
+        // owner-biased one holding its pending `join` halves (F1); and one
+        // per level other than `Normal`, stolen from like the first (V2).
+        let mut deques: Vec<Deques> = (0..slots)
+            .map(|_| {
+                (
+                    Worker::with_capacity(DEQUE_CAPACITY),
+                    Worker::owner_biased_with_capacity(DEQUE_CAPACITY),
+                    std::array::from_fn(|_| Worker::with_capacity(DEQUE_CAPACITY)),
+                    None,
+                )
+            })
+            .collect();
+        let stealers = deques.iter().map(|(local, ..)| local.stealer()).collect();
+        let join_stealers = deques.iter().map(|(_, joins, ..)| joins.stealer()).collect();
+        let level_stealers = std::array::from_fn(|slot| {
+            deques
+                .iter()
+                .map(|(_, _, levels, _)| levels[slot].stealer())
+                .collect()
+        });
+        for (deques, bounded) in deques.iter_mut().zip(bounded.drain(..)) {
+            deques.3 = bounded;
+        }
+        let spares = deques
+            .drain(num_threads..)
+            .enumerate()
+            .map(|(spare, deques)| Slot::new(num_threads + spare, deques))
+            .collect();
+        let spares = Spares::new(spares, self.stack_size);
+        let mut registry = Registry::new(
+            num_threads,
+            spares,
+            stealers,
+            join_stealers,
+            level_stealers,
+            self.panic_handler.take(),
+        );
+        let topology = self.topology.take().unwrap_or_else(topology::discovered);
+        registry.placement = Placement::new(&topology, num_threads, self.pin_workers);
+        // Q10: an injector per node holding a worker.
+        registry.injector = Injector::with_nodes(registry.placement.nodes());
+        registry.max_pending_joins = self.max_pending_joins.unwrap_or(NO_PENDING_LIMIT);
+        registry.bounded = bounded_lens;
+        let registry = Arc::new(registry);
+        // Dropped on every way out but success, this pool stops and joins the
+        // workers started so far, even when `thread_name` panics.
+        let mut pool = ThreadPool {
+            registry,
+            threads: Vec::with_capacity(num_threads),
+        };
+        for (index, deques) in deques.into_iter().enumerate() {
+            let name = match &mut self.thread_name {
+                Some(name) => name(index),
+                None => format!("stealpool-worker-{index}"),
+            };
+            if name.contains('\0') {
+                return Err(BuildError(ErrorKind::ThreadName { index, name }));
+            }
+            let mut builder = thread::Builder::new().name(name);
+            if let Some(bytes) = self.stack_size {
+                builder = builder.stack_size(bytes);
+            }
+            let worker_registry = pool.registry.clone();
+            match builder.spawn(move || WorkerThread::run(index, deques, worker_registry)) {
+                Ok(handle) => pool.threads.push(handle),
+                // The started workers find the registry terminating.
+                // Workers that were never started leave their deques empty,
+                // so `has_work` is unaffected.
+                Err(error) => return Err(BuildError(ErrorKind::Spawn(error))),
+            }
+        }
+        Ok(pool)
+    }
+}
+
+/// Why [`Builder::build`] or [`Builder::build_global`] failed; its
+/// `Display` says what happened.
+///
+/// ```
+/// let error = stealpool::ThreadPool::builder().num_threads(100_000).build().unwrap_err();
+/// assert!(error.to_string().contains("at most"));
+/// ```
+#[derive(Debug)]
+pub struct BuildError(ErrorKind);
+
+#[derive(Debug)]
+enum ErrorKind {
+    TooManyThreads(usize),
+    /// G12: more slots than a bounded deque has thieves' handles for.
+    TooManyBoundedSlots(usize),
+    ThreadName {
+        index: usize,
+        name: String,
+    },
+    Spawn(io::Error),
+    // Only the global pool, compiled out under the model checkers, makes it.
+    #[cfg_attr(any(feature = "loom", feature = "shuttle"), allow(dead_code))]
+    GlobalExists,
+}
+
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+impl BuildError {
+    /// For [`Builder::build_global`] when the global pool exists already.
+    pub(in crate::pool) fn global_exists() -> BuildError {
+        BuildError(ErrorKind::GlobalExists)
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            ErrorKind::TooManyThreads(n) => {
+                write!(
+                    f,
+                    "a pool has at most {MAX_WORKERS} threads and spare threads, {n} were asked for"
+                )
+            }
+            ErrorKind::TooManyBoundedSlots(n) => write!(
+                f,
+                "a pool with bounded steals has at most {BOUNDED_SLOTS} threads and spare threads, {n} were asked for"
+            ),
+            ErrorKind::ThreadName { index, name } => {
+                write!(f, "the name of worker {index} contains a NUL byte: {name:?}")
+            }
+            ErrorKind::Spawn(error) => write!(f, "could not spawn a worker thread: {error}"),
+            ErrorKind::GlobalExists => write!(f, "the global pool was already built"),
+        }
+    }
+}
+
+impl error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn error::Error + 'static)> {
+        match &self.0 {
+            ErrorKind::TooManyThreads(_)
+            | ErrorKind::TooManyBoundedSlots(_)
+            | ErrorKind::ThreadName { .. }
+            | ErrorKind::GlobalExists => None,
+            ErrorKind::Spawn(error) => Some(error),
+        }
+    }
+}

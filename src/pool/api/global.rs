@@ -1,0 +1,267 @@
+//! The global pool and the free functions that run on "the current pool":
+//! the pool of the worker the caller runs on, or else a pool built once per
+//! process, on first use.
+//!
+//! The global pool is a plain [`ThreadPool`] in a `static`; it is never
+//! dropped, so its workers live until the process exits. Under the model
+//! checkers this module is compiled out: a `static` pool would outlive the
+//! execution that built it.
+
+use super::builder::{BuildError, Builder};
+use crate::pool::kernel::join as fork;
+use crate::pool::kernel::scope::scope_on_worker;
+use super::thread_pool::extend_worker;
+use crate::pool::kernel::worker::WorkerThread;
+use crate::pool::queues::priority::Priority;
+use crate::pool::kernel::scope::Scope;
+use crate::pool::api::thread_pool::ThreadPool;
+use std::ffi::OsString;
+use std::sync::OnceLock;
+
+/// The environment variable that sizes the lazily built global pool.
+const NUM_THREADS_VAR: &str = "STEALPOOL_NUM_THREADS";
+
+/// The global pool, once built.
+static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
+
+/// The global pool, built on first use from [`NUM_THREADS_VAR`].
+fn global() -> &'static ThreadPool {
+    GLOBAL.get_or_init(|| {
+        let threads = threads_from_env(std::env::var_os(NUM_THREADS_VAR)).unwrap_or_else(|warning| {
+            eprintln!("stealpool: {warning}");
+            0
+        });
+        match Builder::default().num_threads(threads).build() {
+            Ok(pool) => pool,
+            Err(error) => panic!("stealpool: the global pool could not be built: {error}"),
+        }
+    })
+}
+
+/// The number of workers `STEALPOOL_NUM_THREADS` asks for: `Ok(0)` (the
+/// machine's parallelism) when it is unset, empty or `0`; `Err` with the
+/// warning to print when it is not a whole number of at most 65 535.
+fn threads_from_env(value: Option<OsString>) -> Result<usize, String> {
+    let Some(value) = value else { return Ok(0) };
+    let text = value.to_str().map(str::trim);
+    match text.map(str::parse::<usize>) {
+        Some(Ok(n)) if n <= crate::pool::kernel::sleep::MAX_WORKERS => Ok(n),
+        _ if text == Some("") => Ok(0),
+        _ => Err(format!(
+            "ignoring {NUM_THREADS_VAR}={value:?}: not a whole number from 0 to {}; \
+             the global pool has one worker per available core",
+            crate::pool::kernel::sleep::MAX_WORKERS
+        )),
+    }
+}
+
+/// The current thread's worker, of any pool.
+fn current_worker<'a>() -> Option<&'a WorkerThread> {
+    // SAFETY: the thread-local pointer is null or the thread's own worker,
+    // which lives for the whole thread body; the reference is used only on
+    // this thread, within the caller's call.
+    unsafe { WorkerThread::current().as_ref() }
+}
+
+impl Builder {
+    /// Builds the global pool, the one the free functions ([`join`](crate::join),
+    /// [`scope`](crate::scope), [`spawn`](crate::spawn), ...) use outside
+    /// every pool, with this configuration. Call it before anything uses
+    /// the global pool; otherwise that first use builds it with the
+    /// defaults (sized by `STEALPOOL_NUM_THREADS`, see [`join`](crate::join)).
+    ///
+    /// `STEALPOOL_NUM_THREADS` does not apply here: `num_threads(0)` (the
+    /// default) means one worker per available core.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] if the global pool exists already (built by an
+    /// earlier call or by a use of the free functions), or for any reason
+    /// [`build`](Builder::build) fails. The global pool is then unchanged.
+    ///
+    /// ```
+    /// stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .thread_name(|i| format!("global-{i}"))
+    ///     .build_global()
+    ///     .expect("nothing used the global pool yet");
+    /// assert_eq!(stealpool::current_num_threads(), 2);
+    ///
+    /// // Once only.
+    /// let again = stealpool::ThreadPool::builder().build_global();
+    /// assert!(again.unwrap_err().to_string().contains("already"));
+    /// ```
+    pub fn build_global(self) -> Result<(), BuildError> {
+        if GLOBAL.get().is_some() {
+            return Err(BuildError::global_exists());
+        }
+        let pool = self.build()?;
+        // Another thread may have built it meanwhile: ours then shuts down.
+        GLOBAL.set(pool).map_err(|_| BuildError::global_exists())
+    }
+}
+
+/// Runs `f` on the current pool: right here on a worker of any pool, else
+/// on a worker of the global pool, blocking until it returns (as
+/// [`ThreadPool::install`]). The parallel iterators enter their pool this
+/// way once, so that every split below runs on workers.
+pub(crate) fn in_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match current_worker() {
+        Some(_) => f(),
+        None => global().install(f),
+    }
+}
+
+/// Runs `a` and `b`, potentially in parallel, on the current pool, and
+/// returns both results: [`ThreadPool::join`] on the pool of the worker
+/// running the caller, or on the global pool when the caller is no pool's
+/// worker.
+///
+/// Both closures may borrow from the caller's stack; a panic in either is
+/// re-raised here once both have finished (see [`ThreadPool::join`]).
+///
+/// # The global pool
+///
+/// Built on first use, with one worker per available core, or as many as
+/// the environment variable `STEALPOOL_NUM_THREADS` says. That variable is
+/// read once, when the global pool is built: unset, empty or `0` means one
+/// worker per core; a value that is not a whole number from 0 to 65 535
+/// (`abc`, `-1`, `1e3`) is ignored, with a warning on stderr, as if it were
+/// unset. [`Builder::build_global`] configures the global pool instead, if
+/// called before its first use.
+///
+/// # Panics
+///
+/// If `a` or `b` panics; and if the global pool must be built and its
+/// threads cannot be started (use [`Builder::build_global`] to get that as
+/// an error).
+///
+/// ```
+/// fn fib(n: u64) -> u64 {
+///     if n < 2 {
+///         return n;
+///     }
+///     let (a, b) = stealpool::join(|| fib(n - 1), || fib(n - 2));
+///     a + b
+/// }
+/// assert_eq!(fib(20), 6765);
+///
+/// // In a pool's task, on that pool's workers: no handle to pass around.
+/// let pool = stealpool::ThreadPool::builder()
+///     .num_threads(2)
+///     .thread_name(|i| format!("mine-{i}"))
+///     .build()
+///     .unwrap();
+/// let (a, b) = pool.install(|| {
+///     stealpool::join(
+///         || std::thread::current().name().map(str::to_owned),
+///         || std::thread::current().name().map(str::to_owned),
+///     )
+/// });
+/// assert!(a.unwrap().starts_with("mine-") && b.unwrap().starts_with("mine-"));
+/// ```
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    match current_worker() {
+        // As `ThreadPool::join` on the worker's own pool.
+        Some(worker) => match worker.registry().current_publishing_worker() {
+            Some(worker) => fork::join_on_worker(worker, a, b),
+            None => fork::join_on_worker_limited(worker, a, b),
+        },
+        None => global().join(a, b),
+    }
+}
+
+/// Creates a [`Scope`] on the current pool (the worker's, or the global
+/// pool as for [`join`]): its tasks may borrow from the caller's stack, and
+/// `scope` returns once `op` and all of them have finished.
+///
+/// # Panics
+///
+/// If `op` or a task of the scope panics, once all have finished; and as
+/// [`join`] when the global pool cannot be built.
+///
+/// ```
+/// let mut sums = [0u64; 4];
+/// stealpool::scope(|s| {
+///     for (i, sum) in sums.iter_mut().enumerate() {
+///         s.spawn(move |_| *sum = (0..=i as u64).sum());
+///     }
+/// });
+/// assert_eq!(sums, [0, 1, 3, 6]);
+/// ```
+pub fn scope<'s, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'s>) -> R + Send,
+    R: Send,
+{
+    match current_worker() {
+        // The scope waits for all its tasks before returning, so `'s`
+        // borrows outlive them (C2).
+        Some(worker) => scope_on_worker(extend_worker(worker), op),
+        None => global().scope(op),
+    }
+}
+
+/// Runs `f` on the current pool (the worker's, or the global pool as for
+/// [`join`]) without waiting for it: [`ThreadPool::spawn`].
+///
+/// From a worker, `f` goes on that worker's own deque; a panic in `f` goes
+/// to its pool's panic handler.
+///
+/// ```
+/// use std::sync::mpsc;
+///
+/// let (tx, rx) = mpsc::channel();
+/// for i in 0..4u64 {
+///     let tx = tx.clone();
+///     stealpool::spawn(move || {
+///         // The free `join` in a spawned task runs on the same pool.
+///         let (a, b) = stealpool::join(|| i * 10, || i);
+///         tx.send(a + b).unwrap();
+///     });
+/// }
+/// drop(tx);
+/// let mut results: Vec<u64> = rx.iter().collect();
+/// results.sort_unstable();
+/// assert_eq!(results, [0, 11, 22, 33]);
+/// ```
+pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
+    match current_worker() {
+        Some(worker) => worker.registry().spawn_task(Priority::Normal, f),
+        None => global().spawn(f),
+    }
+}
+
+/// The number of workers of the current pool: the pool of the worker
+/// running the caller, otherwise the global pool (which this builds if it
+/// does not exist yet; see [`join`]).
+///
+/// ```
+/// let pool = stealpool::ThreadPool::new(3);
+/// assert_eq!(pool.install(stealpool::current_num_threads), 3);
+/// assert!(stealpool::current_num_threads() >= 1);
+/// ```
+pub fn current_num_threads() -> usize {
+    match current_worker() {
+        Some(worker) => worker.registry().num_workers(),
+        None => global().num_workers(),
+    }
+}
+
+/// The index of the current thread in its pool, or `None` outside every
+/// pool: rayon's name for [`current_worker_index`](crate::current_worker_index).
+///
+/// ```
+/// assert_eq!(stealpool::current_thread_index(), None);
+/// let pool = stealpool::ThreadPool::new(2);
+/// assert!(pool.install(stealpool::current_thread_index).unwrap() < 2);
+/// ```
+pub fn current_thread_index() -> Option<usize> {
+    crate::pool::api::thread_pool::current_worker_index()
+}

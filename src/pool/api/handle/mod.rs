@@ -1,0 +1,586 @@
+//! `submit`'s handle: blocking `join`, `Future`, and the continuations of
+//! `continuation.rs`.
+
+use crate::pool::api::block_in_place::block_in_place;
+use crate::pool::kernel::spares::Blocked;
+// One file per job: the claim that decides who runs a submitted task;
+// continuations (`then`, `zip`, `when_all`).
+mod claim;
+pub(crate) mod continuation;
+
+use claim::Claim;
+use continuation::Continuation;
+use crate::pool::kernel::job::drop_payload;
+use crate::lockfree::JobHeader;
+use crate::lockfree::JobRef;
+use crate::pool::kernel::latch::{CrossPoolLatch, Latch, LockLatch};
+use crate::pool::queues::priority::Priority;
+use crate::pool::kernel::registry::Registry;
+use crate::pool::kernel::worker::WorkerThread;
+use crate::sync::{Arc, Mutex, MutexGuard, UnsafeCell};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::ptr::NonNull;
+use std::task::{Context, Poll, Waker};
+use std::thread;
+
+/// Who waits for a task's result.
+enum Waiter<R> {
+    None,
+    /// A blocked thread: outside every pool, or a worker with a spare
+    /// standing in for it (H4).
+    Thread(*const LockLatch),
+    /// A worker of another pool with no spare to stand in for it, running
+    /// its own pool's jobs meanwhile (H4, J3).
+    OtherPool(*const CrossPoolLatch),
+    /// An async task.
+    Task(Waker),
+    /// A continuation: takes the result when it is ready (K1).
+    Then(Continuation<R>),
+}
+
+/// Where a task's result is.
+enum Slot<R> {
+    /// The task has not finished.
+    Pending,
+    /// The task has finished; its result waits to be taken.
+    Ready(thread::Result<R>),
+    /// The result was taken by a poll that returned `Ready`.
+    Taken,
+}
+
+struct State<R> {
+    result: Slot<R>,
+    waiter: Waiter<R>,
+    /// The task can run: every input of a continuation has arrived (K4).
+    /// Always true of a submitted task.
+    ready: bool,
+    /// The `Thread` waiter is a worker that would run the task in place
+    /// once it is ready: `mark_ready` wakes it then (H4).
+    wake_on_ready: bool,
+}
+
+impl<R> State<R> {
+    /// Takes the result if it is ready; panics if a poll took it already.
+    fn take(&mut self) -> Option<thread::Result<R>> {
+        match std::mem::replace(&mut self.result, Slot::Taken) {
+            Slot::Ready(result) => Some(result),
+            Slot::Pending => {
+                self.result = Slot::Pending;
+                None
+            }
+            Slot::Taken => None,
+        }
+    }
+}
+
+/// The message of a handle used after a poll returned its result.
+const CONSUMED: &str = "stealpool: JoinHandle used after it was polled to completion";
+
+/// Where a submitted task leaves its result. The mutex orders the result's
+/// write before its read (H1); latches registered here are set while it is
+/// held, so a waiter that unregisters under it never leaves a dangling one.
+pub(crate) struct Packet<R> {
+    state: Mutex<State<R>>,
+}
+
+// SAFETY: the raw latch pointers are only dereferenced under the mutex,
+// while their owners are blocked waiting on them; `R` crosses threads once.
+unsafe impl<R: Send> Send for Packet<R> {}
+// SAFETY: as above; all access goes through the mutex.
+unsafe impl<R: Send> Sync for Packet<R> {}
+
+impl<R> Drop for Packet<R> {
+    /// A panic nobody took (its handle was dropped): its payload is dropped
+    /// quietly, since its own `Drop` may panic, and the task's panic was
+    /// counted and reported where it happened.
+    fn drop(&mut self) {
+        // `get_mut`: no lock to take, nobody else holds the packet.
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Slot::Ready(Err(_)) = state.result {
+            let Slot::Ready(Err(payload)) = std::mem::replace(&mut state.result, Slot::Taken) else {
+                unreachable!()
+            };
+            drop_payload(payload);
+        }
+    }
+}
+
+impl<R> Packet<R> {
+    /// The packet of a task that can run at once (`ready`) or of a
+    /// continuation, which can once its inputs are there (`mark_ready`).
+    pub(crate) fn new(ready: bool) -> Self {
+        Packet {
+            state: Mutex::new(State {
+                result: Slot::Pending,
+                waiter: Waiter::None,
+                ready,
+                wake_on_ready: false,
+            }),
+        }
+    }
+
+    /// H4, K4: the continuation can run now (its last input arrived). A
+    /// worker of its pool waiting for its handle is woken to run it in
+    /// place, so that it does not wait for a thread to take it from the
+    /// queue (with no spare to stand in, there may be none).
+    pub(crate) fn mark_ready(&self) {
+        let mut state = self.lock();
+        state.ready = true;
+        if !state.wake_on_ready {
+            return;
+        }
+        if let Waiter::Thread(latch) = std::mem::replace(&mut state.waiter, Waiter::None) {
+            // SAFETY: as in `complete`: the waiter takes this mutex before
+            // its latch may go (H1).
+            unsafe { Latch::set(latch) };
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<R>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stores the result and wakes the waiter, if any; hands it to the
+    /// continuation, if one is attached (K1).
+    pub(crate) fn complete(&self, result: thread::Result<R>) {
+        let mut state = self.lock();
+        if let Waiter::Then(_) = state.waiter {
+            let Waiter::Then(continuation) = std::mem::replace(&mut state.waiter, Waiter::None) else {
+                unreachable!()
+            };
+            state.result = Slot::Taken;
+            // K1: outside the lock: delivering may take the sleep lock or
+            // run the continuation's job, which completes another packet.
+            drop(state);
+            continuation.deliver(result);
+            return;
+        }
+        state.result = Slot::Ready(result);
+        match std::mem::replace(&mut state.waiter, Waiter::None) {
+            Waiter::None | Waiter::Then(_) => {}
+            // SAFETY: the waiter is blocked until this latch is set and must
+            // take this mutex to unregister, so the latch is live (H1).
+            Waiter::Thread(latch) => unsafe { Latch::set(latch) },
+            // SAFETY: as above; the latch holds its waiter's pool (J3).
+            Waiter::OtherPool(latch) => unsafe { Latch::set(latch) },
+            Waiter::Task(waker) => {
+                drop(state);
+                waker.wake();
+            }
+        }
+    }
+}
+
+/// A handle to a task started by [`ThreadPool::submit`](crate::ThreadPool::submit):
+/// wait for its result with [`join`](JoinHandle::join) or `.await` it.
+///
+/// Dropping the handle does not cancel the task; it still runs and its
+/// result is dropped.
+///
+/// ```
+/// let pool = stealpool::ThreadPool::new(2);
+/// let handle = pool.submit(|| 6 * 7);
+/// assert_eq!(handle.join().unwrap(), 42);
+/// ```
+pub struct JoinHandle<R> {
+    /// The task's job (`SubmitJob`, or a continuation's), one reference of
+    /// its `Arc`.
+    pub(in crate::pool) job: *const (),
+    /// The packet inside it.
+    pub(in crate::pool) packet: NonNull<Packet<R>>,
+    /// Drops that reference (it knows the closure's type; the handle not).
+    pub(in crate::pool) release: unsafe fn(*const ()),
+    /// The task's claim word (H3), inside the job.
+    pub(in crate::pool) claim: NonNull<Claim>,
+    /// Claims the task for the current worker and runs it there, if it is
+    /// ready to run and nobody has claimed it: `true` if it ran (H4).
+    pub(in crate::pool) run_here: unsafe fn(*const (), &WorkerThread) -> bool,
+    /// The pool the task runs on, where continuations of it run too.
+    pub(in crate::pool) registry: Arc<Registry>,
+}
+
+// SAFETY: the handle owns one reference to the job's `Arc`, whose packet is
+// `Send + Sync` when `R: Send`; the closure is `Send` and only the worker
+// that runs it touches it.
+unsafe impl<R: Send> Send for JoinHandle<R> {}
+// SAFETY: `&JoinHandle` only reads the packet under its mutex.
+unsafe impl<R: Send> Sync for JoinHandle<R> {}
+
+/// A submitted task and its packet in one allocation: the deque carries a
+/// reference to it, the handle holds another (the one allocation of
+/// `submit`).
+#[repr(C)]
+struct SubmitJob<F, R> {
+    header: JobHeader,
+    /// Who runs it: the worker that takes it from its queue, or the one
+    /// that joins its handle first (H3).
+    claim: Claim,
+    func: UnsafeCell<Option<F>>,
+    packet: Packet<R>,
+}
+
+impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
+    unsafe fn execute(header: NonNull<JobHeader>) {
+        // SAFETY: the queue's reference, made by `submit`, used once.
+        let job = unsafe { Arc::from_raw(header.as_ptr().cast_const().cast::<Self>()) };
+        // SAFETY: tasks run on workers.
+        let worker = unsafe { &*WorkerThread::current() };
+        // H3: the thread that joined the handle ran it already; the queue's
+        // reference is all that is left (nothing of the user's: the closure
+        // ran, the joiner took the result). `--cfg
+        // stealpool_bug="claim_ignored"` runs it again.
+        if !job.claim.take(worker.runner_id()) && !cfg!(stealpool_bug = "claim_ignored") {
+            return;
+        }
+        // SAFETY: the claim is ours, so nothing else touches `func`.
+        let func = job.func.with_mut(|func| unsafe { (*func).take() });
+        let func = func.expect("a submitted task ran twice");
+        // The queue's reference is dropped inside the task: if the handle is
+        // gone, that drops the result, whose `Drop` may panic; the task's
+        // panic handling takes it then (J1).
+        worker.run_task(move || {
+            run_submitted(&job.packet, func);
+            drop(job);
+        });
+    }
+
+    unsafe fn release(job: *const ()) {
+        // SAFETY: the handle's reference, made by `submit`, dropped once.
+        drop(unsafe { Arc::from_raw(job.cast::<Self>()) });
+    }
+
+    /// H4: runs the task on `worker`, the thread joining its handle, if
+    /// nobody has claimed it yet (H3). The handle's reference keeps the job.
+    unsafe fn run_here(job: *const (), worker: &WorkerThread) -> bool {
+        // SAFETY: the handle's reference keeps the job alive.
+        let job = unsafe { &*job.cast::<Self>() };
+        if !job.claim.take(worker.runner_id()) {
+            return false;
+        }
+        // SAFETY: the claim is ours, so nothing else touches `func`.
+        let func = job.func.with_mut(|func| unsafe { (*func).take() });
+        let func = func.expect("a submitted task ran twice");
+        worker.run_task(|| run_submitted(&job.packet, func));
+        true
+    }
+}
+
+/// Queues `f` as a task and returns the handle to its result.
+pub(crate) fn submit<F, R>(registry: &Arc<Registry>, priority: Priority, f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let job = Arc::new(SubmitJob {
+        header: JobHeader::new(SubmitJob::<F, R>::execute),
+        claim: Claim::new(),
+        func: UnsafeCell::new(Some(f)),
+        packet: Packet::new(true),
+    });
+    let queued = Arc::into_raw(job.clone());
+    registry.count_task();
+    // SAFETY: the header is the first field of a `#[repr(C)]` job whose
+    // `execute` takes back this `Arc` reference.
+    registry.push_submitted(priority, unsafe {
+        JobRef::new(NonNull::new_unchecked(queued.cast_mut().cast()))
+    });
+    let job = Arc::into_raw(job);
+    JoinHandle {
+        job: job.cast(),
+        // SAFETY: `job` is live as long as the handle holds its reference.
+        packet: NonNull::from(unsafe { &(*job).packet }),
+        release: SubmitJob::<F, R>::release,
+        // SAFETY: as above.
+        claim: NonNull::from(unsafe { &(*job).claim }),
+        run_here: SubmitJob::<F, R>::run_here,
+        registry: registry.clone(),
+    }
+}
+
+impl<R> JoinHandle<R> {
+    fn packet(&self) -> &Packet<R> {
+        // SAFETY: the handle's reference keeps the job, and so the packet.
+        unsafe { self.packet.as_ref() }
+    }
+
+    /// Hands the result to `continuation` (K1): now, if it is there;
+    /// otherwise `complete` will, exactly once.
+    ///
+    /// # Panics
+    ///
+    /// If a poll took the result already.
+    pub(in crate::pool) fn attach(self, continuation: Continuation<R>)
+    where
+        R: Send,
+    {
+        let mut state = self.lock_unconsumed();
+        match state.take() {
+            Some(result) => {
+                drop(state);
+                continuation.deliver(result);
+            }
+            None => {
+                // `--cfg stealpool_bug="then_unlocked"` looks and attaches
+                // under two locks: a completion between them sees no
+                // continuation, and this one then waits forever (the lost
+                // notification K1 rules out).
+                #[cfg(stealpool_bug = "then_unlocked")]
+                {
+                    drop(state);
+                    state = self.packet().lock();
+                }
+                state.waiter = Waiter::Then(continuation);
+            }
+        }
+    }
+}
+
+impl<R> Drop for JoinHandle<R> {
+    fn drop(&mut self) {
+        // SAFETY: the handle's one reference, released once.
+        unsafe { (self.release)(self.job) }
+    }
+}
+
+impl<R: Send> JoinHandle<R> {
+    /// Waits for the task and returns its value, or `Err` with the panic
+    /// payload if it panicked.
+    ///
+    /// On a worker of the task's own pool, a task nobody has started yet
+    /// runs right here, in place, as a call would; one that runs elsewhere
+    /// is waited for with a spare thread standing in for this worker (as
+    /// [`block_in_place`](crate::block_in_place) does), so the pool keeps
+    /// its strength. A waiting worker never runs unrelated tasks on top of
+    /// the wait, so tasks may join each other's handles in any order that
+    /// is not a cycle, on any number of workers: waits nest no deeper than
+    /// the program's own. See "Waiting on a worker" on
+    /// [`ThreadPool`](crate::ThreadPool), and the limit past
+    /// [`Builder::max_blocking_threads`](crate::Builder::max_blocking_threads).
+    ///
+    /// # Panics
+    ///
+    /// If the handle was already polled (as a [`Future`]) to completion: its
+    /// result was handed out then. If the task is running beneath this call
+    /// on the same thread (it waits, directly or not, for the code that
+    /// joins it: a cycle), with a message that says so, rather than
+    /// waiting forever.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let failed = pool.submit(|| -> u32 { panic!("boom") });
+    /// assert!(failed.join().is_err());
+    ///
+    /// let pool = std::sync::Arc::new(pool);
+    /// let inner = pool.clone();
+    /// let nested = pool.submit(move || inner.submit(|| 1).join().unwrap() + 1);
+    /// assert_eq!(nested.join().unwrap(), 2);
+    /// ```
+    pub fn join(self) -> thread::Result<R> {
+        if let Some(result) = self.try_take() {
+            return result;
+        }
+        // SAFETY: the thread-local pointer is null or this thread's worker.
+        let worker = unsafe { WorkerThread::current().as_ref() };
+        #[cfg(stealpool_bug = "wait_runs_any")]
+        if let Some(worker) = worker {
+            // The rule H4 replaced: run any job of the pool while waiting,
+            // on top of this frame.
+            while !self.is_finished() {
+                if !worker.run_one_job() {
+                    crate::sync::thread::yield_now();
+                }
+            }
+            return self.take_result();
+        }
+        if let Some(worker) = worker {
+            if !std::ptr::eq(worker.registry(), &*self.registry) {
+                return self.join_from_other_pool(worker);
+            }
+        }
+        // A worker that may run the task in place asks to be woken when a
+        // continuation's inputs are all there, once (K4).
+        let mut wake_on_ready = worker.is_some_and(|worker| self.may_run_in_place(worker));
+        loop {
+            if let Some(worker) = worker {
+                if self.run_in_place(worker) {
+                    return self.take_result();
+                }
+            }
+            let latch = LockLatch::new();
+            // H2, H4: on a worker, a spare stands in while this thread
+            // blocks (outside every pool, `block_in_place` just calls the
+            // closure).
+            block_in_place(|| {
+                if self.register(Waiter::Thread(&raw const latch), wake_on_ready) {
+                    latch.wait();
+                }
+            });
+            // Without `wake_on_ready` only the result sets the latch (or
+            // was there already): no second look under the lock.
+            if !wake_on_ready || self.is_finished() {
+                return self.take_result();
+            }
+            // Woken (or not registered) because the task became ready:
+            // one more try in place, then wait for the result alone.
+            wake_on_ready = false;
+        }
+    }
+
+    /// H4 on a worker of another pool: it parks with a spare of its own
+    /// pool standing in; with none to be had (every spare slot taken), it
+    /// runs its own pool's jobs while it waits instead, as a cross-pool
+    /// `install` does (J3).
+    #[cold]
+    #[inline(never)]
+    fn join_from_other_pool(self, worker: &WorkerThread) -> thread::Result<R> {
+        let blocked = Blocked::enter(worker);
+        if blocked.stood_in {
+            let latch = LockLatch::new();
+            if self.register(Waiter::Thread(&raw const latch), false) {
+                latch.wait();
+            }
+            drop(blocked);
+            return self.take_result();
+        }
+        drop(blocked);
+        let latch = CrossPoolLatch::new(worker.registry_arc(), worker.index());
+        if self.register(Waiter::OtherPool(&raw const latch), false) {
+            worker.wait_until(&latch.core);
+        }
+        self.take_result()
+    }
+
+    /// Whether `worker` may run this handle's task in place (H4): it is a
+    /// worker of the task's pool.
+    fn may_run_in_place(&self, worker: &WorkerThread) -> bool {
+        std::ptr::eq(worker.registry(), &*self.registry) && !cfg!(stealpool_bug = "wait_not_in_place")
+    }
+
+    /// H4, H5: on `worker`, runs the task in place if it is of this pool,
+    /// ready, unclaimed, and the worker's budget of waits run in place is
+    /// not spent; `true` if it ran. Panics if the task runs beneath this
+    /// frame on this very thread.
+    fn run_in_place(&self, worker: &WorkerThread) -> bool {
+        if !self.may_run_in_place(worker) {
+            return false;
+        }
+        if let Some(_budget) = worker.wait_in_place() {
+            // SAFETY: the handle's reference keeps the job alive.
+            if unsafe { (self.run_here)(self.job, worker) } {
+                return true;
+            }
+        }
+        // SAFETY: the handle's reference keeps the job, and its claim.
+        let runner = unsafe { self.claim.as_ref() }.runner();
+        // H5: claimed by this thread, yet unfinished: it runs beneath us
+        // and cannot go on until this frame returns.
+        if runner == worker.runner_id() && !self.is_finished() {
+            panic!(
+                "stealpool: JoinHandle::join waits for a task that runs beneath it on the same \
+                 thread and waits, directly or not, for this very call: a cycle that can never end"
+            );
+        }
+        false
+    }
+
+    /// The result, once the task has finished; unregisters the waiter.
+    fn take_result(&self) -> thread::Result<R> {
+        // H1: unregister under the mutex: the setter held it while it used
+        // our latch, so the latch may leave with this frame afterwards.
+        let mut state = self.packet().lock();
+        state.waiter = Waiter::None;
+        state.take().expect("a joined task left no result")
+    }
+
+    /// The result if it is there; panics if a poll took it already.
+    fn try_take(&self) -> Option<thread::Result<R>> {
+        self.lock_unconsumed().take()
+    }
+
+    /// The packet's state, locked; panics if a poll took the result already.
+    fn lock_unconsumed(&self) -> MutexGuard<'_, State<R>> {
+        let state = self.packet().lock();
+        if let Slot::Taken = state.result {
+            drop(state);
+            panic!("{CONSUMED}");
+        }
+        state
+    }
+
+    /// Registers `waiter` unless the result is already there, or, with
+    /// `wake_on_ready`, unless the task is ready to run (K4).
+    fn register(&self, waiter: Waiter<R>, wake_on_ready: bool) -> bool {
+        let mut state = self.packet().lock();
+        if !matches!(state.result, Slot::Pending) || (wake_on_ready && state.ready) {
+            return false;
+        }
+        state.waiter = waiter;
+        state.wake_on_ready = wake_on_ready;
+        true
+    }
+
+    /// `true` once the task has finished (and still `true` after a poll
+    /// took its result).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let handle = pool.submit(|| 1);
+    /// pool.wait_all();
+    /// assert!(handle.is_finished());
+    /// ```
+    pub fn is_finished(&self) -> bool {
+        // `--cfg stealpool_bug="finished_early"` answers from the claim
+        // (H3): `true` once a thread has started the task, before its
+        // result is there (`model/lin_pool.rs` catches it).
+        #[cfg(stealpool_bug = "finished_early")]
+        // SAFETY: the handle's reference keeps the job, and its claim.
+        if unsafe { self.claim.as_ref() }.runner() != 0 {
+            return true;
+        }
+        !matches!(self.packet().lock().result, Slot::Pending)
+    }
+}
+
+impl<R: Send> Future for JoinHandle<R> {
+    type Output = thread::Result<R>;
+
+    /// `Ready` with the task's result once it has finished.
+    ///
+    /// # Panics
+    ///
+    /// If polled again after it returned `Ready`, like other futures.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut state = self.lock_unconsumed();
+        match state.take() {
+            Some(result) => Poll::Ready(result),
+            None => {
+                state.waiter = Waiter::Task(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl<R> fmt::Debug for JoinHandle<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle").finish_non_exhaustive()
+    }
+}
+
+/// Runs a submitted task on `worker`, catching its panic for the handle.
+pub(crate) fn run_submitted<R>(packet: &Packet<R>, f: impl FnOnce() -> R) {
+    // SAFETY: tasks run on workers.
+    run_submitted_value(packet, f, || unsafe { &*WorkerThread::current() }.record_panic());
+}
+
+/// Runs `f`, catching its panic for the packet; calls `on_panic` first if
+/// it panicked.
+pub(crate) fn run_submitted_value<R>(packet: &Packet<R>, f: impl FnOnce() -> R, on_panic: impl FnOnce()) {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    if result.is_err() {
+        on_panic();
+    }
+    packet.complete(result);
+}

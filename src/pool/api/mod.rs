@@ -1,0 +1,10 @@
+//! The surface: [`ThreadPool`](thread_pool::ThreadPool) and its
+//! [`Builder`](builder::Builder), the global pool and the free functions,
+//! handles with their continuations (`handle/`), and `block_in_place`.
+
+pub(crate) mod block_in_place;
+pub(crate) mod builder;
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub(crate) mod global;
+pub(crate) mod handle;
+pub(crate) mod thread_pool;

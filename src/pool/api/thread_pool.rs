@@ -1,0 +1,610 @@
+//! `ThreadPool`: the pool's handle, and every operation users call on it.
+
+use crate::pool::kernel::spares::Blocked;
+use super::builder::Builder;
+use super::handle::JoinHandle;
+use crate::pool::kernel::job::StackJob;
+use crate::pool::kernel::latch::{CrossPoolLatch, LockLatch};
+use crate::pool::queues::priority::Priority;
+use crate::pool::kernel::registry::Registry;
+use crate::pool::kernel::scope::Scope;
+use crate::pool::kernel::stats::Stats;
+use crate::pool::kernel::worker::WorkerThread;
+use crate::pool::api::handle::continuation;
+use super::handle;
+use crate::pool::kernel::join;
+use crate::pool::kernel::scope;
+use crate::sync::{thread, Arc};
+use std::fmt;
+
+/// A work-stealing thread pool.
+///
+/// ```
+/// use stealpool::ThreadPool;
+///
+/// let pool = ThreadPool::new(2);
+/// // Fire and forget.
+/// pool.spawn(|| println!("hello from a worker"));
+/// // A result, through a handle.
+/// let answer = pool.submit(|| 6 * 7);
+/// // Fork-join, borrowing from the stack.
+/// let data = vec![1u64; 1000];
+/// let (left, right) = pool.join(|| data[..500].iter().sum::<u64>(), || data[500..].iter().sum::<u64>());
+/// assert_eq!(left + right, 1000);
+/// assert_eq!(answer.join().unwrap(), 42);
+/// pool.wait_all();
+/// ```
+///
+/// Dropping the pool (or [`shutdown`](ThreadPool::shutdown)) runs every task
+/// already queued, and everything those tasks spawn, then joins the threads;
+/// on a worker thread it does not wait for that (see `shutdown`).
+///
+/// # Waiting on a worker
+///
+/// Waits compose: a program built from the pool's own waits finishes on
+/// any number of workers unless its waits form a cycle (T waits for U and
+/// U for T), which no scheduler could finish.
+///
+/// * [`join`](ThreadPool::join) and [`scope`](ThreadPool::scope) wait only
+///   for work they started. Meanwhile a `join` runs only work forked
+///   beneath the half it waits for, and a `scope` only its own tasks;
+///   never an unrelated task, which could wait (through handles) for the
+///   very task that waits beneath it. With nothing of theirs to run, they
+///   park while a spare thread stands in.
+/// * [`JoinHandle::join`] on a worker of the task's pool runs the task
+///   right there if nobody has started it yet, as a call would; otherwise
+///   the worker parks while a spare thread stands in for it, so the pool
+///   keeps its strength. It never runs unrelated tasks on top of its wait,
+///   so tasks may join each other's handles in any order, and a pipeline
+///   of handles thousands of stages long nests no waits on one stack.
+///   Tasks that are [`submit`](ThreadPool::submit)ted start oldest first,
+///   even when submitted by a task.
+/// * A wait on another pool (`install`, `join`, `scope`, a handle or
+///   `wait_all` of pool B called on a worker of pool A) parks A's worker
+///   with a spare of A standing in, so pools may call into each other in
+///   any direction:
+///
+/// ```
+/// use std::sync::Arc;
+/// use stealpool::ThreadPool;
+///
+/// let a = Arc::new(ThreadPool::new(1));
+/// let b = Arc::new(ThreadPool::new(1));
+/// let (inner_a, inner_b) = (a.clone(), b.clone());
+/// // a's only worker waits on b, whose task needs a's worker again.
+/// let value = a
+///     .submit(move || {
+///         inner_b
+///             .submit(move || inner_a.submit(|| 5).join().unwrap())
+///             .join()
+///             .unwrap()
+///     })
+///     .join()
+///     .unwrap();
+/// assert_eq!(value, 5);
+/// ```
+///
+/// Spares are limited by [`Builder::max_blocking_threads`] (four per
+/// worker by default). Past that limit a handle's wait blocks its worker
+/// without a stand-in, as a worker of a fixed-size pool would, and the pool
+/// runs with one thread fewer until it returns; a wait on another pool
+/// (`install`, `join`, `scope`, a handle, `wait_all`) runs its own pool's
+/// jobs meanwhile instead, so that pools with no spares may still call
+/// into each other. A `JoinHandle::join` that finds its task running
+/// beneath it on its own thread (reachable only through that fallback)
+/// panics with a message rather than wait forever. A join of a handle
+/// whose result needs such a task only through others (a continuation of
+/// it: `then`, `zip`, `when_all`) is not recognised, and waits forever:
+/// the fallback is a last resort, and a pool whose tasks wait on other
+/// pools should have spares.
+///
+/// What the pool cannot see, it cannot help with: a task that blocks on a
+/// plain `Mutex`, a channel or I/O blocks its worker, and if what it waits
+/// for needs that worker, it deadlocks. Wrap such waits in
+/// [`block_in_place`](crate::block_in_place), or attach the rest of the
+/// work with [`JoinHandle::then`], which waits on no thread.
+pub struct ThreadPool {
+    pub(in crate::pool) registry: Arc<Registry>,
+    pub(in crate::pool) threads: Vec<thread::JoinHandle<()>>,
+}
+
+impl ThreadPool {
+    /// Starts a pool of `num_threads` workers (`0`: one per available core).
+    ///
+    /// # Panics
+    ///
+    /// If the threads cannot be started; use [`ThreadPool::builder`] to get
+    /// that as an error instead.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(3);
+    /// assert_eq!(pool.num_workers(), 3);
+    /// ```
+    pub fn new(num_threads: usize) -> ThreadPool {
+        match Self::builder().num_threads(num_threads).build() {
+            Ok(pool) => pool,
+            Err(error) => panic!("stealpool: {error}"),
+        }
+    }
+
+    /// A [`Builder`] to configure threads, names, stack size and the panic
+    /// handler.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::builder().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.num_workers(), 2);
+    /// ```
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// Runs `f` on the pool, without waiting for it.
+    ///
+    /// From one of the pool's workers, `f` goes on that worker's own deque
+    /// (where other workers may steal it); from any other thread, on the
+    /// pool's injector. A panic in `f` goes to the panic handler (see
+    /// [`Builder::panic_handler`]); the worker survives it.
+    ///
+    /// `f` is `'static`, so it cannot borrow the pool; inside it, the free
+    /// functions [`join`](crate::join), [`scope`](crate::scope) and
+    /// [`spawn`](crate::spawn) run on this same pool, with no handle:
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let (sender, receiver) = std::sync::mpsc::channel();
+    /// pool.spawn(move || {
+    ///     let (a, b) = stealpool::join(|| 1 + 1, || 2 + 2);
+    ///     sender.send(a + b).unwrap();
+    /// });
+    /// assert_eq!(receiver.recv().unwrap(), 6);
+    /// ```
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let done = Arc::new(AtomicUsize::new(0));
+    /// for _ in 0..100 {
+    ///     let done = done.clone();
+    ///     pool.spawn(move || {
+    ///         done.fetch_add(1, Ordering::Relaxed);
+    ///     });
+    /// }
+    /// pool.wait_all();
+    /// assert_eq!(done.load(Ordering::Relaxed), 100);
+    /// ```
+    pub fn spawn<F: FnOnce() + Send + 'static>(&self, f: F) {
+        self.registry.spawn_task(Priority::Normal, f);
+    }
+
+    /// Runs `f` on the pool and returns a handle to its result: block on it
+    /// with [`JoinHandle::join`], or `.await` it.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let handles: Vec<_> = (0..4u64).map(|i| pool.submit(move || i * i)).collect();
+    /// let squares: Vec<u64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    /// assert_eq!(squares, [0, 1, 4, 9]);
+    /// ```
+    pub fn submit<R, F>(&self, f: F) -> JoinHandle<R>
+    where
+        R: Send + 'static,
+        F: FnOnce() -> R + Send + 'static,
+    {
+        handle::submit(&self.registry, Priority::Normal, f)
+    }
+
+    /// [`spawn`](ThreadPool::spawn) at the given [`Priority`].
+    ///
+    /// ```
+    /// use stealpool::{Priority, ThreadPool};
+    ///
+    /// let pool = ThreadPool::new(2);
+    /// pool.spawn_with_priority(Priority::Low, || println!("when nothing else is ready"));
+    /// pool.wait_all();
+    /// ```
+    pub fn spawn_with_priority<F: FnOnce() + Send + 'static>(&self, priority: Priority, f: F) {
+        self.registry.spawn_task(priority, f);
+    }
+
+    /// [`submit`](ThreadPool::submit) at the given [`Priority`].
+    ///
+    /// ```
+    /// use stealpool::{Priority, ThreadPool};
+    ///
+    /// let pool = ThreadPool::new(2);
+    /// let urgent = pool.submit_with_priority(Priority::Critical, || 1 + 1);
+    /// assert_eq!(urgent.join().unwrap(), 2);
+    /// ```
+    pub fn submit_with_priority<R, F>(&self, priority: Priority, f: F) -> JoinHandle<R>
+    where
+        R: Send + 'static,
+        F: FnOnce() -> R + Send + 'static,
+    {
+        handle::submit(&self.registry, priority, f)
+    }
+
+    /// A handle to the results of every handle in `handles`, in their
+    /// order, once all of them have finished; no thread waits for them.
+    /// Chain it with [`JoinHandle::then`] to run a function of all the
+    /// results on the pool.
+    ///
+    /// With no handles, the returned handle is finished at once. If any
+    /// task panicked, the returned handle holds the panic of the first such
+    /// handle (in `handles`' order) and the other results are dropped.
+    /// Handles of other pools are welcome: their results are gathered
+    /// where their tasks finish, and the vector is put together on this
+    /// pool.
+    ///
+    /// # Panics
+    ///
+    /// If a handle was already polled (as a `Future`) to completion.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let parts: Vec<_> = (1..=4u64).map(|i| pool.submit(move || i * 10)).collect();
+    /// let total = pool.when_all(parts).then(|values| values.iter().sum::<u64>());
+    /// assert_eq!(total.join().unwrap(), 100);
+    ///
+    /// let nothing = pool.when_all(Vec::<stealpool::JoinHandle<u8>>::new());
+    /// assert!(nothing.is_finished());
+    /// ```
+    pub fn when_all<R: Send + 'static>(
+        &self,
+        handles: impl IntoIterator<Item = JoinHandle<R>>,
+    ) -> JoinHandle<Vec<R>> {
+        continuation::when_all(&self.registry, handles)
+    }
+
+    /// Runs `a` and `b`, potentially in parallel, and returns both results.
+    ///
+    /// Both closures may borrow from the caller's stack. On a worker, `join`
+    /// allocates nothing. If another thread took `b`, the caller waits for
+    /// it running only work forked beneath `b`, never an unrelated task
+    /// that could wait for the caller's own, and otherwise sleeps while a
+    /// spare thread keeps the pool at full strength. Both closures
+    /// always run, whatever panics (as rayon's `join` promises): if `a`
+    /// panics, `b` still runs (here, or on the worker that took it), and
+    /// `a`'s panic is re-raised once nothing runs any more that borrows from
+    /// the caller; if both panic, `a`'s panic is the one re-raised and
+    /// `b`'s is dropped.
+    ///
+    /// `b` is published while `a` runs, so an idle worker can take it even
+    /// if `a` blocks outside the pool waiting for it; on a pool built with
+    /// [`Builder::max_pending_joins`], a `join` past that limit may instead
+    /// run `a` and then `b` inline, as a plain call would.
+    ///
+    /// ```
+    /// fn fib(pool: &stealpool::ThreadPool, n: u64) -> u64 {
+    ///     if n < 2 {
+    ///         return n;
+    ///     }
+    ///     let (a, b) = pool.join(|| fib(pool, n - 1), || fib(pool, n - 2));
+    ///     a + b
+    /// }
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// assert_eq!(fib(&pool, 20), 6765);
+    /// ```
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        // A pool without `max_pending_joins`: one compare, as before F6.
+        if let Some(worker) = self.registry.current_publishing_worker() {
+            return join::join_on_worker(worker, a, b);
+        }
+        match self.registry.current_worker() {
+            Some(worker) => join::join_on_worker_limited(worker, a, b),
+            None => self.install(|| self.join(a, b)),
+        }
+    }
+
+    /// Creates a [`Scope`] whose tasks may borrow from the caller's stack;
+    /// returns once `op` and every task spawned in the scope have finished.
+    ///
+    /// On a worker, while tasks of the scope run on other threads, the
+    /// caller runs only the scope's own tasks from its queue (never an
+    /// unrelated task that could wait for the caller's own), and otherwise
+    /// sleeps while a spare thread keeps the pool at full strength.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let words = ["work", "stealing", "pool"];
+    /// let mut lengths = vec![0; words.len()];
+    /// pool.scope(|s| {
+    ///     for (word, length) in words.iter().zip(lengths.iter_mut()) {
+    ///         s.spawn(move |_| *length = word.len());
+    ///     }
+    /// });
+    /// assert_eq!(lengths, [4, 8, 4]);
+    /// ```
+    pub fn scope<'s, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'s>) -> R + Send,
+        R: Send,
+    {
+        match self.registry.current_worker() {
+            // SAFETY of the lifetime: `scope_on_worker` waits for all tasks
+            // before returning, so `'s` borrows outlive them (C2).
+            Some(worker) => scope::scope_on_worker(extend_worker(worker), op),
+            None => self.install(|| self.scope(op)),
+        }
+    }
+
+    /// Runs `f` on one of the pool's workers and returns its result; a
+    /// panic in `f` is re-raised here. Called on a worker of this pool, runs
+    /// `f` directly.
+    ///
+    /// Called on a worker of *another* pool, that worker keeps running its
+    /// own pool's jobs (and sleeps in its pool's protocol) until `f` is done,
+    /// so pools may call into each other, in any direction and any depth,
+    /// without taking a worker away from its pool. A thread that is no
+    /// pool's worker blocks.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let index = pool.install(stealpool::current_worker_index);
+    /// assert!(index.unwrap() < 2);
+    ///
+    /// // A one-worker pool calls into another one, which calls back.
+    /// let a = std::sync::Arc::new(stealpool::ThreadPool::new(1));
+    /// let b = stealpool::ThreadPool::new(1);
+    /// let inner_a = a.clone();
+    /// let sum = a.install(|| b.install(|| inner_a.join(|| 1, || 2)));
+    /// assert_eq!(sum, (1, 2));
+    /// ```
+    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        if self.registry.current_worker().is_some() {
+            return f();
+        }
+        // SAFETY: the thread-local pointer is null or this thread's worker.
+        match unsafe { WorkerThread::current().as_ref() } {
+            Some(worker) => self.install_from_other_pool(worker, f),
+            None => self.install_from_outside(f),
+        }
+    }
+
+    /// `install` on a worker of another pool (H4): it blocks with a spare
+    /// of its own pool standing in; with none to be had (every spare slot
+    /// taken), it runs its own pool's jobs while it waits instead (J3).
+    #[cold]
+    #[inline(never)]
+    fn install_from_other_pool<R: Send>(&self, worker: &WorkerThread, f: impl FnOnce() -> R + Send) -> R {
+        let blocked = Blocked::enter(worker);
+        if blocked.stood_in {
+            let result = self.install_from_outside(f);
+            drop(blocked);
+            return result;
+        }
+        drop(blocked);
+        let job = StackJob::new(
+            |_migrated| f(),
+            CrossPoolLatch::new(worker.registry_arc(), worker.index()),
+        );
+        // SAFETY: we wait on the latch below before `job` leaves the frame.
+        self.registry.push(unsafe { job.as_job_ref() });
+        worker.wait_until(&job.latch.core);
+        job.into_result()
+    }
+
+    /// `install` on a thread that is no pool's worker: it blocks.
+    #[cold]
+    #[inline(never)]
+    fn install_from_outside<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        let job = StackJob::new(|_migrated| f(), LockLatch::new());
+        // SAFETY: we block on the latch below before `job` leaves the frame.
+        self.registry.push(unsafe { job.as_job_ref() });
+        job.latch.wait();
+        job.into_result()
+    }
+
+    /// Waits until every task spawned with [`spawn`](ThreadPool::spawn),
+    /// [`submit`](ThreadPool::submit) or [`Scope::spawn`] has finished.
+    ///
+    /// From a thread outside the pool, it blocks without spinning until no
+    /// task is queued or running.
+    ///
+    /// From inside a task (on one of the pool's workers), it runs other
+    /// tasks while it waits, and returns once every task has finished
+    /// except those on the stacks of threads that are themselves inside
+    /// `wait_all` — the calling task first of all, which cannot finish
+    /// before `wait_all` returns. So two tasks calling `wait_all` at once do
+    /// not deadlock: each returns once everything else has finished. Called
+    /// from a task that another running task waits for (a task spawned in a
+    /// scope, a half of a `join`, a task whose handle another joins), it
+    /// waits for that waiter, which waits for it: a cycle, which never
+    /// ends. Call it from outside the pool, or from tasks nothing waits for.
+    ///
+    /// On a worker of *another* pool it blocks that worker with a spare of
+    /// its own pool standing in (see "Waiting on a worker"), so that pool
+    /// keeps running what this one's tasks may need from it; with no spare
+    /// to be had, that worker runs its own pool's jobs while it waits, as
+    /// `install` does there, yielding between looks when it finds none.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let done = Arc::new(AtomicUsize::new(0));
+    /// for _ in 0..10 {
+    ///     let done = done.clone();
+    ///     pool.spawn(move || {
+    ///         done.fetch_add(1, Ordering::Relaxed);
+    ///     });
+    /// }
+    /// pool.wait_all();
+    /// assert_eq!(done.load(Ordering::Relaxed), 10);
+    /// assert_eq!(pool.pending_tasks(), 0);
+    /// ```
+    pub fn wait_all(&self) {
+        if self.registry.current_worker().is_some() {
+            return self.registry.wait_all();
+        }
+        // SAFETY: the thread-local pointer is null or this thread's worker.
+        match unsafe { WorkerThread::current().as_ref() } {
+            Some(worker) => self.wait_all_from_other_pool(worker),
+            None => self.registry.wait_all(),
+        }
+    }
+
+    /// `wait_all` on a worker of another pool (H4): it blocks with a spare
+    /// of its own pool standing in; with none to be had (every spare slot
+    /// taken), it runs its own pool's jobs while it waits instead, as a
+    /// cross-pool `install` does (J3): the tasks waited for may need them.
+    /// No latch tells it when this pool's tasks are done, so it looks
+    /// again after each job, or after a yield when it found none.
+    #[cold]
+    #[inline(never)]
+    fn wait_all_from_other_pool(&self, worker: &WorkerThread) {
+        let blocked = Blocked::enter(worker);
+        if blocked.stood_in {
+            self.registry.wait_all();
+            drop(blocked);
+            return;
+        }
+        drop(blocked);
+        while !self.registry.all_tasks_done() {
+            if !worker.run_one_job() {
+                thread::yield_now();
+            }
+        }
+    }
+
+    /// The number of worker threads.
+    ///
+    /// ```
+    /// assert_eq!(stealpool::ThreadPool::new(3).num_workers(), 3);
+    /// ```
+    pub fn num_workers(&self) -> usize {
+        self.registry.num_workers()
+    }
+
+    /// The number of tasks spawned or submitted that have not finished yet
+    /// (queued or running); a snapshot.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let (sender, receiver) = std::sync::mpsc::channel::<()>();
+    /// pool.spawn(move || receiver.recv().unwrap()); // waits for the send
+    /// assert_eq!(pool.pending_tasks(), 1);
+    /// sender.send(()).unwrap();
+    /// pool.wait_all();
+    /// assert_eq!(pool.pending_tasks(), 0);
+    /// ```
+    pub fn pending_tasks(&self) -> usize {
+        self.registry.pending_tasks()
+    }
+
+    /// A snapshot of the pool's statistics (see [`Stats`]).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// pool.scope(|s| (0..10).for_each(|_| s.spawn(|_| {})));
+    /// assert_eq!(pool.stats().tasks_executed, 10);
+    /// ```
+    pub fn stats(&self) -> Stats {
+        self.registry.stats()
+    }
+
+    /// Runs every queued task (and what they spawn), then stops and joins
+    /// the worker threads. Dropping the pool does the same.
+    ///
+    /// On a worker thread of any pool (a task of this pool or another one),
+    /// it returns at once, before the queued tasks have run: the workers
+    /// still run every one of them, and what they spawn, and exit on their
+    /// own. Waiting there could deadlock, as one of them may wait for the
+    /// calling thread itself (rayon never waits for its threads). Use
+    /// [`wait_all`](ThreadPool::wait_all) first where the caller needs the
+    /// work done.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let done = Arc::new(AtomicUsize::new(0));
+    /// for _ in 0..1000 {
+    ///     let done = done.clone();
+    ///     pool.spawn(move || {
+    ///         done.fetch_add(1, Ordering::Relaxed);
+    ///     });
+    /// }
+    /// pool.shutdown();
+    /// assert_eq!(done.load(Ordering::Relaxed), 1000);
+    /// ```
+    pub fn shutdown(self) {
+        drop(self);
+    }
+}
+
+/// Widens a worker borrow to the scope's lifetime. The worker lives for the
+/// whole thread body, which outlives any scope running on it.
+pub(in crate::pool) fn extend_worker<'s>(worker: &WorkerThread) -> &'s WorkerThread {
+    // SAFETY: see above; the pointer is the thread's own `WorkerThread`.
+    unsafe { &*(worker as *const WorkerThread) }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.registry.terminate();
+        // A worker cannot join itself: if the last handle is dropped by a
+        // task of this pool, the workers still drain the queues and exit on
+        // their own. Nor may a worker of another pool wait for them: one of
+        // them may be waiting for that very thread (a task of this pool
+        // blocked in the other pool's `install`, or waiting on a handle
+        // whose task is queued behind the caller), so the drop would never
+        // end. The threads are left to finish, as from inside.
+        if !WorkerThread::current().is_null() {
+            return;
+        }
+        for thread in self.threads.drain(..) {
+            // Tasks' panics are caught; a worker never ends by panicking.
+            let _ = thread.join();
+        }
+        // W4: then the spares, including those started while joining.
+        loop {
+            let spares = self.registry.spares.take_threads();
+            if spares.is_empty() {
+                break;
+            }
+            for thread in spares {
+                let _ = thread.join();
+            }
+        }
+    }
+}
+
+impl fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("num_workers", &self.num_workers())
+            .field("pending_tasks", &self.pending_tasks())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The index of the pool worker running on the current thread, or `None`
+/// outside every pool.
+///
+/// Workers have the indices `0..num_workers()`. A spare thread standing
+/// in for a worker inside [`block_in_place`](crate::block_in_place) has an
+/// index of its own, from `num_workers()` up to `num_workers()` plus
+/// [`Builder::max_blocking_threads`]: no two threads of a pool have the
+/// same index at once, so per-thread state indexed by it needs that many
+/// entries.
+///
+/// ```
+/// let pool = stealpool::ThreadPool::new(2);
+/// assert_eq!(stealpool::current_worker_index(), None);
+/// let inside = pool.install(stealpool::current_worker_index);
+/// assert!(matches!(inside, Some(0 | 1)));
+/// ```
+pub fn current_worker_index() -> Option<usize> {
+    // SAFETY: the thread-local pointer is null or the thread's own worker.
+    unsafe { WorkerThread::current().as_ref() }.map(WorkerThread::index)
+}

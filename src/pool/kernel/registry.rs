@@ -1,0 +1,455 @@
+//! The state a pool's workers share: deques' stealers, the injector, the
+//! sleep protocol, task accounting for `wait_all`, statistics.
+
+use crate::pool::placement::affinity;
+use crate::pool::kernel::spares::Spares;
+use crate::pool::queues::injector::Injector;
+use super::job::drop_payload;
+use super::job::HeapJob;
+use crate::lockfree::JobRef;
+use super::ordering::{
+    fence, COMPLETER_FENCE, PENDING_DONE, PENDING_LOAD, RELAXED, SLOT_MARK_RMW, TERMINATE_STORE, WAITER_FENCE,
+};
+use crate::pool::queues::priority::{Priority, PriorityQueues, SLOTS};
+use super::sleep::Sleep;
+use super::stats::{self, Event, Stats, WorkerCounters};
+use crate::pool::placement::topology::{Distance, Placement, Topology};
+use super::worker::WorkerThread;
+use crate::lockfree::{BoundedLen, Stealer};
+use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Condvar, Mutex};
+use crossbeam_utils::CachePadded;
+use std::any::Any;
+use std::io::Write;
+use std::panic::{self, AssertUnwindSafe};
+
+/// One task in the high half of `Registry::tasks`.
+const ONE_TASK: u64 = 1 << 32;
+/// The exempt count, the low half of `Registry::tasks`.
+const EXEMPT_MASK: u64 = ONE_TASK - 1;
+
+/// What the pool does with the panic of a `spawn`ed task.
+pub(crate) type PanicHandler = Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
+
+/// No limit on a worker's pending `join` halves: every half is published
+/// (F1), and no `join` runs inline (F6).
+pub(crate) const NO_PENDING_LIMIT: usize = usize::MAX;
+
+pub(crate) struct Registry {
+    pub(crate) stealers: Box<[Stealer<JobRef>]>,
+    /// Stealers of the workers' owner-biased deques of pending `join`
+    /// halves: taken from only by a worker that found no other work and
+    /// asked in vain (F4), each steal paying a heavy barrier (D16).
+    pub(crate) join_stealers: Box<[Stealer<JobRef>]>,
+    /// One injector per node holding a worker (Q10).
+    pub(crate) injector: Injector,
+    /// The queues of the levels other than `Normal` (V2).
+    pub(crate) priority: PriorityQueues,
+    pub(crate) sleep: Sleep,
+    /// Set once by shutdown; workers exit when it is set and no work is left.
+    terminating: AtomicBool,
+    /// Two counts in one word, so `wait_all` reads them in one snapshot
+    /// (at most 2^32 - 1 tasks outstanding: each holds at least one boxed
+    /// closure, so memory runs out long before)
+    /// (P1, P2): tasks (`spawn`, `submit`, `Scope::spawn`) queued or running,
+    /// in the high 32 bits; of those, the tasks on the stacks of worker
+    /// threads inside `wait_all`, which that call cannot wait for, in the low.
+    tasks: AtomicU64,
+    /// Threads outside the pool blocked in `wait_all` (P3).
+    idle_waiters: AtomicUsize,
+    idle_lock: Mutex<()>,
+    idle: Condvar,
+    pub(crate) counters: Box<[CachePadded<WorkerCounters>]>,
+    /// H6: per slot, the index of its shared deque (`stealers`) from which
+    /// on the `join` half it runs innermost pushed its work: where that
+    /// half's owner may take work forked beneath it while it waits.
+    pub(crate) beneath_marks: Box<[CachePadded<AtomicI64>]>,
+    panic_handler: Option<PanicHandler>,
+    /// Each worker's CPU and victim rings (read-only after the build).
+    pub(crate) placement: Placement,
+    /// `Builder::max_pending_joins`, or `NO_PENDING_LIMIT` (F6; read-only
+    /// after the build, copied into each worker).
+    pub(crate) max_pending_joins: usize,
+    /// Slots `0..workers` are the workers'; the rest, spare threads' (W1).
+    workers: usize,
+    /// W5: the slots `0..slots_used` are every slot ever held: the
+    /// workers' and the spare slots up to the highest one ever handed out
+    /// (spares take the lowest free slot). Only those can hold a job, so
+    /// searches and the sleepers' final check look at no others.
+    slots_used: CachePadded<AtomicUsize>,
+    /// Spare threads standing in for tasks inside `block_in_place` (W1-W5).
+    pub(crate) spares: Spares,
+    /// G12: with `Builder::bounded_steals`, each slot's bounded deque of
+    /// plain spawned tasks, as the sleepers' final check reads it; `None`
+    /// otherwise (set by the builder, read-only after).
+    pub(crate) bounded: Option<Box<[BoundedLen<JobRef>]>>,
+}
+
+impl Registry {
+    /// A registry with a slot for each stealer: the first `workers` are
+    /// the workers', the rest are handed to spare threads by `spares`.
+    pub(crate) fn new(
+        workers: usize,
+        spares: Spares,
+        stealers: Vec<Stealer<JobRef>>,
+        join_stealers: Vec<Stealer<JobRef>>,
+        level_stealers: [Vec<Stealer<JobRef>>; SLOTS],
+        panic_handler: Option<PanicHandler>,
+    ) -> Self {
+        let slots = stealers.len();
+        Registry {
+            stealers: stealers.into(),
+            join_stealers: join_stealers.into(),
+            // One node until the builder places the workers (Q10).
+            injector: Injector::new(),
+            priority: PriorityQueues::new(level_stealers),
+            sleep: Sleep::new(slots, workers),
+            terminating: AtomicBool::new(false),
+            tasks: AtomicU64::new(0),
+            idle_waiters: AtomicUsize::new(0),
+            idle_lock: Mutex::new(()),
+            idle: Condvar::new(),
+            counters: (0..slots)
+                .map(|_| CachePadded::new(WorkerCounters::default()))
+                .collect(),
+            beneath_marks: (0..slots).map(|_| CachePadded::new(AtomicI64::new(0))).collect(),
+            panic_handler,
+            // One cache for all: uniform victims, until the builder places
+            // the workers on its topology.
+            placement: Placement::new(&Topology::single_node(1), workers, false),
+            max_pending_joins: NO_PENDING_LIMIT,
+            workers,
+            slots_used: CachePadded::new(AtomicUsize::new(workers)),
+            spares,
+            bounded: None,
+        }
+    }
+
+    /// W5: how many slots, from the first, were ever held (relaxed): the
+    /// queues of the others are empty. Read after S2 in the final check,
+    /// it counts every slot a job was pushed to before S3.
+    /// A pool without spare slots reads nothing: its workers' slots are
+    /// all there are (and the model checkers, whose other models have no
+    /// spare slot, explore no load of a word that never changes).
+    #[inline]
+    pub(crate) fn slots_in_use(&self) -> usize {
+        if self.stealers.len() == self.workers {
+            return self.workers;
+        }
+        // W5: relaxed; after S2 it counts every slot pushed to before S3.
+        self.slots_used.load(RELAXED)
+    }
+
+    /// The first `slots_in_use()` entries of a per-slot array (W5).
+    #[inline]
+    pub(crate) fn in_use<'a, T>(&self, per_slot: &'a [T]) -> &'a [T] {
+        &per_slot[..self.slots_in_use().min(per_slot.len())]
+    }
+
+    /// W5: the thread about to own `slot` counts it used, before its
+    /// first push there. A load first: the RMW runs only when a slot
+    /// above every earlier one is first taken.
+    /// `--cfg stealpool_bug="slots_unmarked"` never raises the mark: a
+    /// spare's jobs are then out of every other thread's sight (the
+    /// mistake W5 rules out).
+    pub(crate) fn mark_slot_used(&self, slot: usize) {
+        if cfg!(stealpool_bug = "slots_unmarked") {
+            return;
+        }
+        // W5: both relaxed, sequenced before this thread's first push on
+        // `slot`, so before its S3.
+        if self.slots_used.load(RELAXED) <= slot {
+            self.slots_used.fetch_max(slot + 1, SLOT_MARK_RMW);
+        }
+    }
+
+    /// The workers, spare threads not counted.
+    pub(crate) fn num_workers(&self) -> usize {
+        self.workers
+    }
+
+    /// The worker place of slot `slot`: its own for a worker; for a spare
+    /// slot, a worker's, round robin (spares are not pinned, so this only
+    /// orders their victims and counts their steals' distances).
+    pub(crate) fn home(&self, slot: usize) -> usize {
+        if slot < self.workers {
+            slot
+        } else {
+            (slot - self.workers) % self.workers
+        }
+    }
+
+    /// How far the victim's slot is from the thief's, by their places.
+    pub(crate) fn distance(&self, thief: usize, victim: usize) -> Distance {
+        self.placement.distance(self.home(thief), self.home(victim))
+    }
+
+    /// The worker of *this* pool running on the current thread, if this
+    /// pool publishes every `join` half (no `max_pending_joins`, F6).
+    #[inline]
+    pub(crate) fn current_publishing_worker(&self) -> Option<&WorkerThread> {
+        // SAFETY: as in `current_worker`.
+        unsafe { WorkerThread::current_publishing_of(self) }
+    }
+
+    /// The worker of *this* pool running on the current thread, if any.
+    #[inline]
+    pub(crate) fn current_worker(&self) -> Option<&WorkerThread> {
+        // SAFETY: the reference is used on this thread, within the `&self`
+        // borrow of a caller running on it.
+        unsafe { WorkerThread::current_of(self) }
+    }
+
+    /// Makes a job runnable: on the current worker's deque when called from
+    /// one of this pool's workers, otherwise on the injector. Then wakes a
+    /// sleeper if needed (S3, S4).
+    pub(crate) fn push(&self, job: JobRef) {
+        match self.current_worker() {
+            Some(worker) => worker.push(job),
+            None => {
+                self.injector.push_to(|| self.submitter_node(), job);
+                self.sleep.new_work();
+            }
+        }
+    }
+
+    /// Q10: the node whose injector the current thread submits to: a
+    /// worker's (or a spare's home worker's) own; for a thread outside the
+    /// pool, the node of the CPU it first submitted from.
+    fn submitter_node(&self) -> usize {
+        match self.current_worker() {
+            Some(worker) => self.placement.node(self.home(worker.index())),
+            None => self.placement.cpu_node(affinity::submitter_cpu()),
+        }
+    }
+
+    /// Q10: a batch from the injectors for the thread of slot `slot`, its
+    /// node's first (see `Injector::pop_batch`).
+    #[inline]
+    pub(crate) fn pop_injected(&self, slot: usize, dest: &crate::lockfree::Worker<JobRef>) -> Option<JobRef> {
+        self.injector
+            .pop_batch(|| self.placement.node(self.home(slot)), dest)
+    }
+
+    /// Makes a task's job runnable at `priority` (V2): `Normal` as `push`
+    /// does; another level on the current worker's deque of that level, or
+    /// on that level's injector from outside the pool. Then wakes a sleeper
+    /// if needed (S3, S4).
+    pub(crate) fn push_task(&self, priority: Priority, job: JobRef) {
+        let Some(slot) = priority.slot() else {
+            return self.push(job);
+        };
+        // V1: before the push, so whoever sees the job sees the flag.
+        self.priority.mark_used(slot);
+        match self.current_worker() {
+            Some(worker) => worker.push_at(slot, job),
+            None => {
+                self.priority.level(slot).injector.push(job);
+                self.sleep.new_work();
+            }
+        }
+    }
+
+    /// Queues a submitted task, one with a handle (H4): as `push_task`,
+    /// except that at `Normal` it goes on the injector even from a worker
+    /// of this pool. Tasks that others may wait for thus start in the
+    /// order they were submitted, oldest first, as `spawn`ed work from
+    /// outside does: a chain of handles built inside a task, each stage
+    /// joining the one before, runs its first stage first, rather than its
+    /// newest, which would wait for all the others.
+    pub(crate) fn push_submitted(&self, priority: Priority, job: JobRef) {
+        if priority.slot().is_some() {
+            return self.push_task(priority, job);
+        }
+        self.injector.push_to(|| self.submitter_node(), job);
+        self.sleep.new_work();
+    }
+
+    /// Queues a task: `body` runs on a worker, catching its own panics.
+    pub(crate) fn spawn_task(&self, priority: Priority, body: impl FnOnce() + Send) {
+        self.count_task();
+        let job = HeapJob::into_job_ref(move || {
+            // SAFETY: tasks only run on workers, whose thread-local is set.
+            let worker = unsafe { &*WorkerThread::current() };
+            worker.run_task(body);
+        });
+        // G12: with `bounded_steals`, a plain task spawned on a worker goes
+        // on its bounded deque; one predictable branch without.
+        if self.bounded.is_some() && priority.slot().is_none() {
+            if let Some(worker) = self.current_worker() {
+                return worker.push_bounded(job);
+            }
+        }
+        self.push_task(priority, job);
+    }
+
+    /// Counts a task about to be queued; `task_done` ends it.
+    pub(crate) fn count_task(&self) {
+        // P1: relaxed increment; the push that follows publishes the job,
+        // and the count only needs to be above zero before the job can end.
+        self.tasks.fetch_add(ONE_TASK, RELAXED);
+    }
+
+    /// Records the end of a task that ran at `priority` (P1), waking
+    /// `wait_all` callers if needed.
+    pub(crate) fn task_done(&self, worker_index: usize, priority: Priority) {
+        self.counters[worker_index].record(Event::Executed(priority));
+        // P1: release, so a `wait_all` that acquires the count (P4) sees the
+        // task's effects.
+        let before = self.tasks.fetch_sub(ONE_TASK, PENDING_DONE);
+        // Callers outside the pool wait for no task pending: only the task
+        // that ends the last one has anyone to wake.
+        if before >> 32 != 1 {
+            return;
+        }
+        // P3: SeqCst fence, the completer's half of a store-buffering pair
+        // with `wait_all`'s: either it sees us waiting, or we see it done.
+        fence(COMPLETER_FENCE);
+        if self.idle_waiters.load(RELAXED) > 0 {
+            let _guard = self.idle_lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.idle.notify_all();
+        }
+    }
+
+    /// Hands the panic of a `spawn`ed task to the panic handler.
+    pub(crate) fn handle_panic(&self, worker_index: usize, payload: Box<dyn Any + Send>) {
+        self.counters[worker_index].record(Event::Panicked);
+        match &self.panic_handler {
+            Some(handler) => {
+                // A panicking handler must not take the worker down either.
+                if let Err(nested) = panic::catch_unwind(AssertUnwindSafe(|| handler(payload))) {
+                    drop_payload(nested);
+                }
+            }
+            None => {
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .copied()
+                    .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+                    .unwrap_or("<non-string panic payload>");
+                // `writeln!`, not `eprintln!`: a closed stderr must not panic.
+                let _ = writeln!(std::io::stderr(), "stealpool: a spawned task panicked: {message}");
+                drop_payload(payload);
+            }
+        }
+    }
+
+    pub(crate) fn pending_tasks(&self) -> usize {
+        // P1: relaxed snapshot.
+        (self.tasks.load(RELAXED) >> 32) as usize
+    }
+
+    /// P4: whether every task that `wait_all` waits for has finished: all of
+    /// them from outside the pool, all but the exempt ones from a worker.
+    fn all_done(&self, from_worker: bool) -> bool {
+        // `--cfg stealpool_bug="wait_all_queues_only"`: a caller outside
+        // the pool waits only until no job is queued, not until every task
+        // has finished (`model/lin_pool.rs` catches it).
+        if cfg!(stealpool_bug = "wait_all_queues_only") && !from_worker {
+            return !self.has_work();
+        }
+        // Acquire pairs with P1's release: the finished tasks' effects are
+        // visible once this is true. One load: both counts at one instant.
+        let tasks = self.tasks.load(PENDING_LOAD);
+        let (pending, exempt) = (tasks >> 32, tasks & EXEMPT_MASK);
+        if from_worker {
+            pending == exempt
+        } else {
+            pending == 0
+        }
+    }
+
+    /// P4 from a thread that is not this pool's worker: whether every task
+    /// spawned or submitted has finished (with acquire, as `wait_all`'s).
+    pub(crate) fn all_tasks_done(&self) -> bool {
+        self.all_done(false)
+    }
+
+    /// See [`ThreadPool::wait_all`](crate::ThreadPool::wait_all).
+    pub(crate) fn wait_all(&self) {
+        match self.current_worker() {
+            Some(worker) => {
+                // Exempt the tasks on this thread's stack that an outer
+                // `wait_all` on this thread has not exempted already.
+                let outer = worker.exempted();
+                let newly = worker.tasks_on_stack() - outer;
+                worker.set_exempted(outer + newly);
+                // P2: relaxed; this thread reads its own change, and for
+                // other workers the one-word snapshot in `all_done` is what
+                // matters (P4), not when they see this change.
+                self.tasks.fetch_add(newly as u64, RELAXED);
+                while !self.all_done(true) {
+                    if !worker.run_one_job() {
+                        crate::sync::thread::yield_now();
+                    }
+                }
+                self.tasks.fetch_sub(newly as u64, RELAXED);
+                worker.set_exempted(outer);
+            }
+            None => {
+                // P3: register, then a SeqCst fence, then check under the
+                // lock that completers take to notify.
+                self.idle_waiters.fetch_add(1, RELAXED);
+                fence(WAITER_FENCE);
+                let mut guard = self.idle_lock.lock().unwrap_or_else(|e| e.into_inner());
+                while !self.all_done(false) {
+                    guard = self.idle.wait(guard).unwrap_or_else(|e| e.into_inner());
+                }
+                drop(guard);
+                // P3: relaxed; a completer that still counts this waiter
+                // only notifies a condition variable nobody waits on.
+                self.idle_waiters.fetch_sub(1, RELAXED);
+            }
+        }
+    }
+
+    /// Whether any queue holds a job (a snapshot; see `Sleep::sleep`),
+    /// pending `join` halves (F5) and every priority level (V4) included.
+    pub(crate) fn has_work(&self) -> bool {
+        !self.injector.is_empty()
+            || self.in_use(&self.stealers).iter().any(|s| !s.is_empty())
+            || self.pending_joins()
+            || self.priority.has_work(self.slots_in_use())
+            || self.bounded_work()
+    }
+
+    /// G12: whether a slot's bounded deque holds a plain spawned task
+    /// (relaxed snapshots, G8; after the sleeper's barrier, S2, they see
+    /// every push announced before it). `--cfg
+    /// stealpool_bug="bounded_unchecked"` leaves them out of the sleepers'
+    /// final check, the mistake G12 rules out.
+    pub(crate) fn bounded_work(&self) -> bool {
+        match &self.bounded {
+            Some(lens) if !cfg!(stealpool_bug = "bounded_unchecked") => {
+                self.in_use(lens).iter().any(|len| !len.is_empty())
+            }
+            _ => false,
+        }
+    }
+
+    /// F5: whether a worker has pending `join` halves. `--cfg
+    /// stealpool_bug="pending_unchecked"` leaves them out of the sleepers'
+    /// final check, the mistake F5 rules out.
+    fn pending_joins(&self) -> bool {
+        !cfg!(stealpool_bug = "pending_unchecked")
+            && self.in_use(&self.join_stealers).iter().any(|s| !s.is_empty())
+    }
+
+    /// X1: relaxed store; each sleeper reads it under its own lock, which
+    /// `wake_all` takes after this store.
+    pub(crate) fn terminate(&self) {
+        self.terminating.store(true, TERMINATE_STORE);
+        self.sleep.wake_all();
+        // W4: parked spare threads exit.
+        self.spares.close();
+    }
+
+    /// X1: relaxed; read under a sleeper's lock or the accounts lock (see `terminate`).
+    pub(crate) fn is_terminating(&self) -> bool {
+        self.terminating.load(RELAXED)
+    }
+
+    pub(crate) fn stats(&self) -> Stats {
+        let (workers, spares) = self.counters.split_at(self.workers);
+        stats::collect(workers, spares, self.spares.counts())
+    }
+}

@@ -1,0 +1,223 @@
+//! A worker that waits: for a stolen `join` half (H6), for its scope
+//! (H7), for a latch (the J3 fallback), or for any work at all (the idle
+//! loop, S1-S7).
+
+use super::{WorkerThread, IDLE_ROUNDS, SPIN_ROUNDS, WAIT_ROUNDS};
+use crate::lockfree::Steal;
+use crate::pool::kernel::spares::Blocked;
+use crate::lockfree::JobRef;
+use crate::pool::kernel::latch::CoreLatch;
+use crate::pool::kernel::ordering::MARK_LOAD;
+use crate::pool::kernel::probes;
+use crate::pool::kernel::scope::scope_of;
+use crate::pool::kernel::sleep::Wake;
+use crate::pool::kernel::stats::Event;
+use crate::sync::{spin_loop, thread};
+
+impl WorkerThread {
+    /// H6: waits for the `join` half whose latch is `latch`, which another
+    /// thread took. Meanwhile it runs only halves forked beneath that one:
+    /// taken from the deque of the thread that runs it, from its mark on.
+    /// With none to take after a few rounds, it parks with a spare
+    /// standing in (W1) until the latch is set.
+    pub(crate) fn wait_for_half(&self, latch: &CoreLatch) {
+        if cfg!(stealpool_bug = "join_wait_runs_any") {
+            // Any job of the pool, on top of the `join` frame: the rule H6
+            // replaces.
+            return self.wait_until(latch);
+        }
+        self.wait_helping(latch, || self.take_beneath(latch));
+    }
+
+    /// H7: waits for the scope at `scope` to finish (`latch`). Meanwhile
+    /// it runs only that scope's tasks from its own deque, then parks as
+    /// `wait_for_half` does.
+    pub(crate) fn wait_for_scope(&self, latch: &CoreLatch, scope: *const ()) {
+        if cfg!(stealpool_bug = "join_wait_runs_any") {
+            return self.wait_until(latch);
+        }
+        self.wait_helping(latch, || self.take_scope_task(scope));
+    }
+
+    /// Runs what `take` finds until `latch` is set; when it finds nothing,
+    /// backs off as an idle search does, then parks (H6, H7).
+    // Under the model checkers `WAIT_ROUNDS` is 0, and the test never holds.
+    #[allow(clippy::absurd_extreme_comparisons)]
+    pub(super) fn wait_helping(&self, latch: &CoreLatch, take: impl Fn() -> Option<JobRef>) {
+        let mut round = 0;
+        while !latch.probe() {
+            if let Some(job) = take() {
+                self.execute(job);
+                round = 0;
+            } else if round < WAIT_ROUNDS {
+                if round < SPIN_ROUNDS {
+                    for _ in 0..1u32 << round {
+                        spin_loop();
+                    }
+                } else {
+                    thread::yield_now();
+                }
+                round += 1;
+            } else {
+                // W1: the pool keeps its strength while this thread waits.
+                probes::WAITS_PARKED.hit();
+                let blocked = Blocked::enter(self);
+                self.registry.sleep.park(self.index, latch);
+                drop(blocked);
+            }
+        }
+    }
+
+    /// H6: a half forked beneath the one whose latch is `latch`: from the
+    /// shared deque of the thread that runs it, at or above that thread's
+    /// mark. The runner is asked to promote one (F3) when there is none.
+    /// A half taken after the latch was set may be anyone's: it goes to the
+    /// injector instead.
+    pub(super) fn take_beneath(&self, latch: &CoreLatch) -> Option<JobRef> {
+        let runner = latch.runner().filter(|&runner| runner != self.index)?;
+        let registry = &*self.registry;
+        // H6: acquire, pairing with the runner's stores of its mark.
+        let mark = registry.beneath_marks[runner].load(MARK_LOAD);
+        let counters = &registry.counters[self.index];
+        counters.record(Event::StealAttempt);
+        match registry.stealers[runner].steal_if(mark, JobRef::word_is_half) {
+            Steal::Success(job) => {
+                // H6: set since: the mark read may be one put back, and the
+                // half taken one pushed after the awaited half ended.
+                if latch.probe() {
+                    self.reroute(job);
+                    return None;
+                }
+                counters.record(Event::SuccessfulSteal);
+                counters.record(Event::StealAt(registry.distance(self.index, runner)));
+                counters.record(Event::Stolen(1));
+                probes::HALVES_HELPED.hit();
+                Some(job)
+            }
+            Steal::Retry => None,
+            Steal::Empty => {
+                registry.sleep.attention.ask(runner);
+                None
+            }
+        }
+    }
+
+    /// H7: a task of the scope at `scope` from this thread's own deque,
+    /// newest first. A task of another scope, or any other job that is
+    /// not a `join` half, goes to the injector: not this wait's to run on
+    /// top of its frame, but not to be left behind it either. A `join`
+    /// half is an older frame's: it goes back, and the search stops.
+    /// With nothing of the scope's left here, the oldest scope task of
+    /// another thread's deque, if it turns out to be this scope's.
+    pub(super) fn take_scope_task(&self, scope: *const ()) -> Option<JobRef> {
+        while let Some(job) = self.local.pop() {
+            // SAFETY: popped, so ours until it runs; a scope task's job.
+            if job.is_scope_task() && unsafe { scope_of(&job) } == scope {
+                return Some(job);
+            }
+            if job.is_half() {
+                self.local.push(job);
+                break;
+            }
+            self.reroute(job);
+        }
+        self.steal_scope_task(scope)
+    }
+
+    /// H7: the oldest job of another thread's shared deque, if it is a
+    /// scope task (told by its kind bits alone, before the steal), from a
+    /// random victim on; run if it belongs to the scope at `scope`, handed
+    /// to the injector otherwise (at most one such per call).
+    pub(super) fn steal_scope_task(&self, scope: *const ()) -> Option<JobRef> {
+        let registry = &*self.registry;
+        let stealers = registry.in_use(&registry.stealers);
+        let count = stealers.len();
+        let start = (self.next_random() % count as u64) as usize;
+        for victim in (start..count).chain(0..start) {
+            if victim == self.index || stealers[victim].is_empty() {
+                continue;
+            }
+            if let Steal::Success(job) = stealers[victim].steal_if(i64::MIN, JobRef::word_is_scope_task) {
+                // SAFETY: stolen, so ours until it runs; its kind bits say
+                // it is a scope task's job.
+                if unsafe { scope_of(&job) } == scope {
+                    let counters = &registry.counters[self.index];
+                    counters.record(Event::SuccessfulSteal);
+                    counters.record(Event::StealAt(registry.distance(self.index, victim)));
+                    counters.record(Event::Stolen(1));
+                    return Some(job);
+                }
+                self.reroute(job);
+                return None;
+            }
+        }
+        None
+    }
+
+    /// H6, H7: a job a wait took but may not run on top of its frame goes
+    /// to the injector, where any thread finds it.
+    pub(crate) fn reroute(&self, job: JobRef) {
+        probes::REROUTED.hit();
+        self.registry.injector.push(job);
+        self.registry.sleep.new_work();
+    }
+
+    /// Runs any job of the pool until `latch` is set, sleeping when there
+    /// are none: only the fallback of a cross-pool wait with no spare to
+    /// stand in (J3), and the `join_wait_runs_any` mutant; every other
+    /// wait follows H4, H6 or H7.
+    pub(crate) fn wait_until(&self, latch: &CoreLatch) {
+        while !latch.probe() {
+            if !self.run_one_job() {
+                self.idle(Some(latch));
+            }
+        }
+    }
+
+    /// Out of work: search with backoff, then sleep (S1-S7). Returns `false`
+    /// when the pool is shutting down and the worker should exit; `true`
+    /// after running a job, when woken, or when `latch` is set.
+    pub(super) fn idle(&self, latch: Option<&CoreLatch>) -> bool {
+        let sleep = &self.registry.sleep;
+        let mut searching = sleep.start_searching();
+        loop {
+            for round in 0..IDLE_ROUNDS {
+                if latch.is_some_and(CoreLatch::probe) {
+                    if searching {
+                        sleep.stop_searching();
+                    }
+                    return true;
+                }
+                if let Some((job, level)) = self.find_work() {
+                    // F3: the sleeper this wakes to take up the search
+                    // will look for what the job forks; this slot's own
+                    // request has its next `join` promote a half for it
+                    // to steal from `local`, with no heavy barrier (F4).
+                    if searching && sleep.stop_searching() {
+                        self.registry.sleep.attention.ask(self.index);
+                    }
+                    self.execute_at(job, level);
+                    return true;
+                }
+                if round < SPIN_ROUNDS {
+                    for _ in 0..1u32 << round {
+                        spin_loop();
+                    }
+                } else {
+                    thread::yield_now();
+                }
+            }
+            let registry = &*self.registry;
+            match sleep.sleep(
+                self.index,
+                searching,
+                latch,
+                || registry.has_work(),
+                || registry.is_terminating(),
+            ) {
+                Wake::Exit => return false,
+                Wake::Searching => searching = true,
+            }
+        }
+    }
+}
