@@ -62,4 +62,6 @@
 //! assert_eq!(worker.len(), 1);
 //! ```
 
-pub use crate::lockfree::{BoundedStealer, BoundedWorker, Injector, Steal, Stealer, Worker, MAX_STEALERS, ROUND_BOUND};
+pub use crate::lockfree::{
+    BoundedStealer, BoundedWorker, Injector, Steal, Stealer, Worker, MAX_STEALERS, ROUND_BOUND,
+};

@@ -8,10 +8,10 @@
 // The layers, bottom up; imports run downward only (`tests/layers.rs`):
 // the sync facade, the lock-free objects, the pool (placement, queues,
 // kernel, api), the data-parallel API.
-mod sync;
+pub mod iter;
 mod lockfree;
 mod pool;
-pub mod iter;
+mod sync;
 
 pub mod deque;
 

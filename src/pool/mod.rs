@@ -10,7 +10,7 @@
 //! * [`api`]: `ThreadPool`, its builder, the global pool and the free
 //!   functions, handles with their continuations, `block_in_place`.
 
+pub(crate) mod api;
+pub(crate) mod kernel;
 pub(crate) mod placement;
 pub(crate) mod queues;
-pub(crate) mod kernel;
-pub(crate) mod api;

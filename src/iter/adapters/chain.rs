@@ -2,8 +2,8 @@
 //! when both are.
 
 use crate::iter::plumbing::{Folder, Producer, ProducerCallback, Reducer, UnindexedConsumer};
-use crate::iter::{IndexedParallelIterator, ParallelIterator};
 use crate::iter::pool::{CurrentPool, OnPool};
+use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// The iterator of [`ParallelIterator::chain`].
 ///

@@ -38,8 +38,13 @@ impl<P: OnPool, C: Sync> MergeSort<'_, P, C> {
     /// neither range touched by anyone else during the call. On return (or
     /// unwind) the elements are owned by the range the result was asked in;
     /// the other range holds stale bitwise copies.
-    pub(in crate::iter) unsafe fn sort<T: Send>(&self, v: SendPtr<T>, buf: SendPtr<T>, len: usize, into_buf: bool)
-    where
+    pub(in crate::iter) unsafe fn sort<T: Send>(
+        &self,
+        v: SendPtr<T>,
+        buf: SendPtr<T>,
+        len: usize,
+        into_buf: bool,
+    ) where
         C: Fn(&T, &T) -> Ordering + Sync,
     {
         if len <= self.grain {

@@ -10,13 +10,13 @@ mod quicksort;
 #[cfg(all(test, not(any(feature = "loom", feature = "shuttle"))))]
 mod tests;
 
+use crate::iter::pool::OnPool;
+use crate::ThreadPool;
 use guards::SendPtr;
 use merge_sort::MergeSort;
-use crate::iter::pool::OnPool;
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
 use quicksort::Sequential;
 use quicksort::{Parallel, Partition, QuickSort};
-use crate::ThreadPool;
 use std::cmp::Ordering;
 use std::mem::{self, MaybeUninit};
 

@@ -93,8 +93,12 @@ impl<P: OnPool, C: Sync> QuickSort<'_, P, C> {
     ///
     /// `pred` is a `&mut`, the only reference to that pivot: it moves to
     /// the worker that sorts `v`, which needs `T: Send` and not `Sync`.
-    pub(in crate::iter) fn sort<M: Partition<T>, T: Send>(&self, v: &mut [T], pred: Option<&mut T>, depth_limit: u32)
-    where
+    pub(in crate::iter) fn sort<M: Partition<T>, T: Send>(
+        &self,
+        v: &mut [T],
+        pred: Option<&mut T>,
+        depth_limit: u32,
+    ) where
         C: Fn(&T, &T) -> Ordering + Sync,
     {
         if v.len() <= self.grain || depth_limit == 0 {

@@ -34,11 +34,11 @@
 //! boxed), since a request word carries an index, not the element: the
 //! owner's push and pop are `Worker`'s.
 
-use crate::lockfree::deque::buffer::{Buffer, OwnerView};
 use super::element::{from_word, into_word, is_boxed};
 use super::Steal;
-use crate::sync::{Arc, AtomicI64, AtomicPtr, AtomicU64, AtomicUsize, Ordering, UnsafeCell};
+use crate::lockfree::deque::buffer::{Buffer, OwnerView};
 use crate::sync::flags::{fence, orderings};
+use crate::sync::{Arc, AtomicI64, AtomicPtr, AtomicU64, AtomicUsize, Ordering, UnsafeCell};
 use crossbeam_utils::CachePadded;
 use std::cell::Cell;
 use std::fmt;

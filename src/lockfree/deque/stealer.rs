@@ -4,11 +4,11 @@ use super::ordering::{
     barrier, fence, CAS_FAILURE, LOAD_BUFFER, OWNER_LOCAL, STEAL_CAS, STEAL_FENCE, STEAL_HEAVY_BARRIER,
     STEAL_LOAD_BOTTOM, STEAL_LOAD_TOP,
 };
-use crate::lockfree::element::from_word;
 use super::Inner;
+use super::MAX_BATCH;
+use crate::lockfree::element::from_word;
 use crate::lockfree::Steal;
 use crate::lockfree::Worker;
-use super::MAX_BATCH;
 use crate::sync::Arc;
 use std::fmt;
 

@@ -5,11 +5,11 @@ use super::ordering::{
     barrier_known, fence, CAS_FAILURE, OLDEST_CAS, OWNER_LOCAL, POP_CAS, POP_FENCE, POP_LIGHT_BARRIER,
     POP_STORE_BOTTOM, PUBLISH_BUFFER, PUSH_LOAD_TOP, PUSH_STORE_BOTTOM,
 };
+use super::Inner;
+use super::DEFAULT_CAPACITY;
 use crate::lockfree::element::from_word;
 use crate::lockfree::element::into_word;
-use super::Inner;
 use crate::lockfree::Stealer;
-use super::DEFAULT_CAPACITY;
 use crate::sync::Arc;
 use std::cell::Cell;
 use std::fmt;
@@ -535,8 +535,8 @@ impl<T> Worker<T> {
 
 #[cfg(all(test, not(any(feature = "loom", feature = "shuttle"))))]
 mod tests {
-    use crate::lockfree::Worker;
     use crate::lockfree::Steal;
+    use crate::lockfree::Worker;
 
     #[test]
     fn take_back_returns_the_newest_without_reading_it() {

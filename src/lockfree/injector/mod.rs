@@ -24,13 +24,13 @@ mod queue;
 
 pub(crate) use queue::{Link, Linked, Queue};
 
-use ordering::{PENDING_LOAD, PENDING_MOVED, PENDING_PUSH, REFILL_CLAIM, REFILL_RELEASE};
 use super::Steal;
 use super::Stealer;
 use super::Worker;
 use crate::lockfree::deque::MAX_BATCH;
 use crate::sync::{AtomicBool, AtomicUsize, UnsafeCell};
 use crossbeam_utils::CachePadded;
+use ordering::{PENDING_LOAD, PENDING_MOVED, PENDING_PUSH, REFILL_CLAIM, REFILL_RELEASE};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ptr::NonNull;

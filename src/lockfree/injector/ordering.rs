@@ -4,10 +4,10 @@
 //! needs can be weakened one step with `--cfg stealpool_weaken="NAME"` (see
 //! `crate::sync::flags`); relaxed accesses are plain constants.
 
+use crate::sync::flags::orderings;
 use crate::sync::Ordering;
 #[allow(unused_imports)] // some appear only in weakened builds
 use crate::sync::Ordering::{Acquire, Relaxed, Release};
-use crate::sync::flags::orderings;
 
 orderings! {
     /// Q2: the push's CAS of `head`. Release publishes the node (its value

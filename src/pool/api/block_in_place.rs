@@ -48,4 +48,3 @@ pub fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
     let _blocked = Blocked::enter(worker);
     f()
 }
-

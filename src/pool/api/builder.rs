@@ -1,13 +1,13 @@
 //! Configuring and starting a pool.
 
-use crate::pool::kernel::spares::{Slot, Spares};
-use crate::pool::queues::injector::Injector;
+use crate::lockfree::Worker;
+use crate::pool::api::thread_pool::ThreadPool;
 use crate::pool::kernel::registry::{PanicHandler, Registry, NO_PENDING_LIMIT};
 use crate::pool::kernel::sleep::MAX_WORKERS;
-use crate::pool::placement::topology::{self, Placement, Topology};
+use crate::pool::kernel::spares::{Slot, Spares};
 use crate::pool::kernel::worker::{BoundedDeques, Deques, WorkerThread, BOUNDED_SLOTS};
-use crate::pool::api::thread_pool::ThreadPool;
-use crate::lockfree::Worker;
+use crate::pool::placement::topology::{self, Placement, Topology};
+use crate::pool::queues::injector::Injector;
 use crate::sync::{thread, Arc};
 use std::any::Any;
 use std::{error, fmt, io};

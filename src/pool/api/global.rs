@@ -8,13 +8,13 @@
 //! execution that built it.
 
 use super::builder::{BuildError, Builder};
+use super::thread_pool::extend_worker;
+use crate::pool::api::thread_pool::ThreadPool;
 use crate::pool::kernel::join as fork;
 use crate::pool::kernel::scope::scope_on_worker;
-use super::thread_pool::extend_worker;
+use crate::pool::kernel::scope::Scope;
 use crate::pool::kernel::worker::WorkerThread;
 use crate::pool::queues::priority::Priority;
-use crate::pool::kernel::scope::Scope;
-use crate::pool::api::thread_pool::ThreadPool;
 use std::ffi::OsString;
 use std::sync::OnceLock;
 

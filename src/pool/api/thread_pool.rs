@@ -1,19 +1,19 @@
 //! `ThreadPool`: the pool's handle, and every operation users call on it.
 
-use crate::pool::kernel::spares::Blocked;
 use super::builder::Builder;
+use super::handle;
 use super::handle::JoinHandle;
+use crate::pool::api::handle::continuation;
 use crate::pool::kernel::job::StackJob;
+use crate::pool::kernel::join;
 use crate::pool::kernel::latch::{CrossPoolLatch, LockLatch};
-use crate::pool::queues::priority::Priority;
 use crate::pool::kernel::registry::Registry;
+use crate::pool::kernel::scope;
 use crate::pool::kernel::scope::Scope;
+use crate::pool::kernel::spares::Blocked;
 use crate::pool::kernel::stats::Stats;
 use crate::pool::kernel::worker::WorkerThread;
-use crate::pool::api::handle::continuation;
-use super::handle;
-use crate::pool::kernel::join;
-use crate::pool::kernel::scope;
+use crate::pool::queues::priority::Priority;
 use crate::sync::{thread, Arc};
 use std::fmt;
 

@@ -10,8 +10,8 @@
 //! * `SubmitJob` (in `handle.rs`): a closure and its result slot in one
 //!   `Arc` shared with the `JoinHandle` (`submit`).
 
-pub(crate) use crate::lockfree::{JobHeader, JobRef};
 use super::latch::Latch;
+pub(crate) use crate::lockfree::{JobHeader, JobRef};
 use crate::sync::UnsafeCell;
 use std::any::Any;
 use std::mem::ManuallyDrop;

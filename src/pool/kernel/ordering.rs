@@ -5,11 +5,11 @@
 //! `--cfg stealpool_weaken="NAME"` (see `crate::sync::flags`). Relaxed accesses
 //! have nothing weaker and are plain constants.
 
+use crate::sync::flags::orderings;
+pub(crate) use crate::sync::flags::{barrier, barrier_known, fence, Barrier};
 use crate::sync::Ordering;
 #[allow(unused_imports)] // some appear only in weakened builds
 use crate::sync::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
-use crate::sync::flags::orderings;
-pub(crate) use crate::sync::flags::{barrier, barrier_known, fence, Barrier};
 
 orderings! {
     /// S2: the fence between a searcher's registration and its scan.

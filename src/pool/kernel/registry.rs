@@ -1,21 +1,21 @@
 //! The state a pool's workers share: deques' stealers, the injector, the
 //! sleep protocol, task accounting for `wait_all`, statistics.
 
-use crate::pool::placement::affinity;
-use crate::pool::kernel::spares::Spares;
-use crate::pool::queues::injector::Injector;
 use super::job::drop_payload;
 use super::job::HeapJob;
-use crate::lockfree::JobRef;
 use super::ordering::{
     fence, COMPLETER_FENCE, PENDING_DONE, PENDING_LOAD, RELAXED, SLOT_MARK_RMW, TERMINATE_STORE, WAITER_FENCE,
 };
-use crate::pool::queues::priority::{Priority, PriorityQueues, SLOTS};
 use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
-use crate::pool::placement::topology::{Distance, Placement, Topology};
 use super::worker::WorkerThread;
+use crate::lockfree::JobRef;
 use crate::lockfree::{BoundedLen, Stealer};
+use crate::pool::kernel::spares::Spares;
+use crate::pool::placement::affinity;
+use crate::pool::placement::topology::{Distance, Placement, Topology};
+use crate::pool::queues::injector::Injector;
+use crate::pool::queues::priority::{Priority, PriorityQueues, SLOTS};
 use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Condvar, Mutex};
 use crossbeam_utils::CachePadded;
 use std::any::Any;

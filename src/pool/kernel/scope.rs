@@ -2,12 +2,12 @@
 
 use super::job::drop_payload;
 use super::job::drop_quietly;
-use crate::lockfree::JobHeader;
-use crate::lockfree::JobRef;
 use super::latch::{Latch, WorkerLatch};
 use super::ordering::{RELAXED, SCOPE_DONE};
 use super::registry::Registry;
 use super::worker::WorkerThread;
+use crate::lockfree::JobHeader;
+use crate::lockfree::JobRef;
 use crate::sync::{AtomicUsize, Mutex};
 use std::any::Any;
 use std::fmt;

@@ -3,10 +3,10 @@
 //! Each worker only ever increments its own counters, and nobody decides
 //! anything from them, so they are relaxed (T1) and cache-padded apart.
 
-use crate::pool::kernel::spares::SpareCounts;
 use super::ordering::RELAXED;
-use crate::pool::queues::priority::Priority;
+use crate::pool::kernel::spares::SpareCounts;
 use crate::pool::placement::topology::Distance;
+use crate::pool::queues::priority::Priority;
 use crate::sync::StatCounter;
 use crossbeam_utils::CachePadded;
 

@@ -4,5 +4,3 @@
 
 pub(crate) mod affinity;
 pub(crate) mod topology;
-
-

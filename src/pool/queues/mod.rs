@@ -4,5 +4,3 @@
 
 pub(crate) mod injector;
 pub(crate) mod priority;
-
-

@@ -13,8 +13,8 @@
 
 use super::injector::Injector;
 use crate::lockfree::JobRef;
-use crate::pool::kernel::ordering::RELAXED;
 use crate::lockfree::{Stealer, Worker};
+use crate::pool::kernel::ordering::RELAXED;
 use crate::sync::{AtomicUsize, Mutex};
 use crossbeam_utils::CachePadded;
 use std::cell::Cell;

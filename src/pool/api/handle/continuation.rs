@@ -13,11 +13,11 @@
 //! input is there. The proof is in `proofs/continuation.md`.
 
 use super::claim::{Claim, DETACHED};
+use crate::lockfree::JobHeader;
+use crate::lockfree::JobRef;
 use crate::pool::api::handle::{run_submitted_value, JoinHandle, Packet};
 use crate::pool::kernel::job::drop_payload;
 use crate::pool::kernel::job::drop_quietly;
-use crate::lockfree::JobHeader;
-use crate::lockfree::JobRef;
 use crate::pool::kernel::ordering::{ARRIVE, READY_LOAD};
 use crate::pool::kernel::registry::Registry;
 use crate::pool::kernel::worker::WorkerThread;

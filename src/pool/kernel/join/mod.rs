@@ -21,10 +21,10 @@ mod pending;
 use super::job::drop_payload;
 use super::job::drop_quietly;
 use super::job::DropQuietly;
-use crate::lockfree::JobRef;
-use job::JoinJob;
 use super::probes;
 use super::worker::WorkerThread;
+use crate::lockfree::JobRef;
+use job::JoinJob;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 

@@ -4,12 +4,12 @@
 //! to the shared deque (F3), and the marks of a stolen half a waiting
 //! owner may help beneath (H6). Proofs: `proofs/fork.md`, `proofs/sleep.md`.
 
-use crate::pool::kernel::worker::WorkerThread;
+use crate::lockfree::JobRef;
 use crate::lockfree::Worker;
 use crate::pool::kernel::attention::Attention;
-use crate::lockfree::JobRef;
 use crate::pool::kernel::ordering::{barrier_known, MARK_STORE, PRODUCER_FENCE, RELAXED};
 use crate::pool::kernel::stats::Event;
+use crate::pool::kernel::worker::WorkerThread;
 
 impl WorkerThread {
     /// Whether a `join` may run its two closures inline, publishing nothing

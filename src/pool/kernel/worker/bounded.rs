@@ -10,8 +10,8 @@
 //! combining steal, serving requests of other threads, could not do.
 
 use super::WorkerThread;
-use crate::lockfree::{BoundedLen, BoundedStealer, BoundedWorker, Steal, MAX_STEALERS};
 use crate::lockfree::JobRef;
+use crate::lockfree::{BoundedLen, BoundedStealer, BoundedWorker, Steal, MAX_STEALERS};
 use crate::pool::kernel::stats::Event;
 
 /// The most slots (workers and spare slots) a pool with bounded deques

@@ -3,10 +3,10 @@
 //! that decide when a level is overdue.
 
 use super::WorkerThread;
-use crate::lockfree::{Steal, Stealer};
 use crate::lockfree::JobRef;
-use crate::pool::queues::priority::{pass_weight, Levels, Priority, Source, Staged, SHARE};
+use crate::lockfree::{Steal, Stealer};
 use crate::pool::kernel::stats::Event;
+use crate::pool::queues::priority::{pass_weight, Levels, Priority, Source, Staged, SHARE};
 
 impl WorkerThread {
     /// V3 and V5: the level a search looks at first is the lowest one

@@ -10,15 +10,15 @@ mod waits;
 
 pub(crate) use bounded::{BoundedDeques, BOUNDED_SLOTS};
 
-use crate::pool::placement::affinity;
 use super::attention::Slot;
 use super::job::AbortOnUnwind;
-use crate::lockfree::JobRef;
 use super::latch::LatchOwner;
-use crate::pool::queues::priority::{LevelDeques, Priority, Rounds};
 use super::registry::{Registry, NO_PENDING_LIMIT};
 use super::stats::Event;
+use crate::lockfree::JobRef;
 use crate::lockfree::Worker;
+use crate::pool::placement::affinity;
+use crate::pool::queues::priority::{LevelDeques, Priority, Rounds};
 use crate::sync::{thread_local, Arc};
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};

@@ -3,11 +3,11 @@
 //! plain search, V1), with the victim choice and the steal counting.
 
 use super::WorkerThread;
-use crate::lockfree::{Steal, Stealer, Worker};
 use crate::lockfree::JobRef;
-use crate::pool::queues::priority::Priority;
+use crate::lockfree::{Steal, Stealer, Worker};
 use crate::pool::kernel::stats::Event;
 use crate::pool::placement::topology::Distance;
+use crate::pool::queues::priority::Priority;
 
 impl WorkerThread {
     /// Finds a job and the level it was queued at. In a pool that never

@@ -3,14 +3,14 @@
 //! loop, S1-S7).
 
 use super::{WorkerThread, IDLE_ROUNDS, SPIN_ROUNDS, WAIT_ROUNDS};
-use crate::lockfree::Steal;
-use crate::pool::kernel::spares::Blocked;
 use crate::lockfree::JobRef;
+use crate::lockfree::Steal;
 use crate::pool::kernel::latch::CoreLatch;
 use crate::pool::kernel::ordering::MARK_LOAD;
 use crate::pool::kernel::probes;
 use crate::pool::kernel::scope::scope_of;
 use crate::pool::kernel::sleep::Wake;
+use crate::pool::kernel::spares::Blocked;
 use crate::pool::kernel::stats::Event;
 use crate::sync::{spin_loop, thread};
 
