@@ -178,7 +178,7 @@ pub(crate) unsafe fn from_word<T>(word: *mut ()) -> T {
 #[cfg(all(test, not(any(feature = "loom", feature = "shuttle"))))]
 mod tests {
     use super::{from_word, into_word, is_boxed};
-    use std::sync::Arc;
+    use crate::sync::Arc;
 
     fn round_trip<T: PartialEq + std::fmt::Debug + Clone>(value: T) {
         let word = into_word(value.clone());

@@ -4,3 +4,10 @@
 
 pub(crate) mod injector;
 pub(crate) mod priority;
+
+use crate::sync::Ordering;
+
+/// V1 (`proofs/priority.md`): the used-levels word is read and raised with
+/// relaxed accesses, each argued at its step; the levels' queues order
+/// their jobs themselves (the deque's and the injector's steps).
+pub(crate) const RELAXED: Ordering = Ordering::Relaxed;

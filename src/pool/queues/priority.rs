@@ -14,7 +14,7 @@
 use super::injector::Injector;
 use crate::lockfree::JobRef;
 use crate::lockfree::{Stealer, Worker};
-use crate::pool::kernel::ordering::RELAXED;
+use super::RELAXED;
 use crate::sync::{AtomicUsize, Mutex};
 use crossbeam_utils::CachePadded;
 use std::cell::Cell;
