@@ -14,11 +14,11 @@
 #[path = "../model/injector_harness.rs"]
 mod injector_harness;
 #[allow(dead_code)]
-#[path = "../src/lockfree/injector/ordering.rs"]
-mod ordering;
-#[allow(dead_code)]
 #[path = "../src/lockfree/injector/queue.rs"]
 mod injector_queue;
+#[allow(dead_code)]
+#[path = "../src/lockfree/injector/ordering.rs"]
+mod ordering;
 #[allow(dead_code, unused_imports, unused_macros, clippy::all)]
 #[path = "../src/sync/mod.rs"]
 mod sync;

@@ -30,65 +30,42 @@ pub(crate) mod pool;
 pub(crate) mod sort;
 pub(crate) mod splitter;
 
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod adapters;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod collect;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod collections;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod find;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod find_first_last;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod for_each;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod par_bridge;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub mod plumbing;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod range;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod reduce;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod slice;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod string;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod vec;
+crate::sync::real_threads_only! {
+    mod adapters;
+    mod collect;
+    mod collections;
+    mod find;
+    mod find_first_last;
+    mod for_each;
+    mod par_bridge;
+    pub mod plumbing;
+    mod range;
+    mod reduce;
+    mod slice;
+    mod string;
+    mod vec;
 
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub use adapters::{
-    Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MapInit, MapWith, MinLen,
-    Rev, Skip, Take, WhileSome, Zip,
-};
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub use par_bridge::{IterBridge, ParallelBridge};
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub use slice::{
-    Chunks as SliceChunks, ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut,
-    ParallelSlice, ParallelSliceMut, Windows,
-};
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub use string::{Lines, ParallelString, SplitWhitespace};
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub use vec::IntoIter as VecIntoIter;
+    pub use adapters::{
+        Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MapInit, MapWith, MinLen,
+        Rev, Skip, Take, WhileSome, Zip,
+    };
+    pub use par_bridge::{IterBridge, ParallelBridge};
+    pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
+    pub use slice::{
+        Chunks as SliceChunks, ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut,
+        ParallelSlice, ParallelSliceMut, Windows,
+    };
+    pub use string::{Lines, ParallelString, SplitWhitespace};
+    pub use vec::IntoIter as VecIntoIter;
 
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod indexed;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod into;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-mod parallel;
+    mod indexed;
+    mod into;
+    mod parallel;
 
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub use indexed::IndexedParallelIterator;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub use into::{
-    FromParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator,
-    ParallelExtend,
-};
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub use parallel::ParallelIterator;
+    pub use indexed::IndexedParallelIterator;
+    pub use into::{
+        FromParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator,
+        ParallelExtend,
+    };
+    pub use parallel::ParallelIterator;
+}

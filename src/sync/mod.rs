@@ -21,6 +21,19 @@ compile_error!("features `loom` and `shuttle` are mutually exclusive: enable at 
 // macro that declares each ordering's mutant.
 pub(crate) mod flags;
 
+/// Items compiled on real threads only, not under a model checker: the
+/// parts of the crate no model runs yet. One switch, so `grep` finds every
+/// such item here and in the few `cfg` lines that need a finer test.
+macro_rules! real_threads_only {
+    ($($item:item)*) => {
+        $(
+            #[cfg(not(any(feature = "loom", feature = "shuttle")))]
+            $item
+        )*
+    };
+}
+pub(crate) use real_threads_only;
+
 #[cfg(feature = "loom")]
 #[allow(unused_imports, dead_code)]
 mod imp {

@@ -7,6 +7,7 @@
 //!
 //! Fences are `Option<Ordering>`: their weakened form is no fence at all.
 
+use crate::sync::flags::bug;
 use crate::sync::Ordering;
 use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};
 
@@ -88,11 +89,13 @@ pub(crate) const CAS_FAILURE: Ordering = Relaxed;
 /// (found by CDSChecker in the C/C++11-atomics Chase-Lev deque) published and loaded it
 /// with relaxed accesses; `--cfg stealpool_bug="relaxed_buffer_publish"`
 /// reintroduces that mistake so the models can show they catch it.
-#[cfg(not(stealpool_bug = "relaxed_buffer_publish"))]
-pub(crate) const PUBLISH_BUFFER: Ordering = GROW_STORE_BUFFER;
-#[cfg(not(stealpool_bug = "relaxed_buffer_publish"))]
-pub(crate) const LOAD_BUFFER: Ordering = STEAL_LOAD_BUFFER;
-#[cfg(stealpool_bug = "relaxed_buffer_publish")]
-pub(crate) const PUBLISH_BUFFER: Ordering = Relaxed;
-#[cfg(stealpool_bug = "relaxed_buffer_publish")]
-pub(crate) const LOAD_BUFFER: Ordering = Relaxed;
+pub(crate) const PUBLISH_BUFFER: Ordering = if bug!("relaxed_buffer_publish") {
+    Relaxed
+} else {
+    GROW_STORE_BUFFER
+};
+pub(crate) const LOAD_BUFFER: Ordering = if bug!("relaxed_buffer_publish") {
+    Relaxed
+} else {
+    STEAL_LOAD_BUFFER
+};

@@ -9,6 +9,7 @@ use super::MAX_BATCH;
 use crate::lockfree::element::from_word;
 use crate::lockfree::Steal;
 use crate::lockfree::Worker;
+use crate::sync::flags::bug;
 use crate::sync::Arc;
 use std::fmt;
 
@@ -76,8 +77,11 @@ impl<T> Stealer<T> {
         let inner = &*self.inner;
         // `--cfg stealpool_bug="stale_buffer"`: the buffer read before `top`
         // and `bottom`, the mistake R2 rules out (it is loaded after D7).
-        #[cfg(stealpool_bug = "stale_buffer")]
-        let buffer = inner.buffer.load(LOAD_BUFFER);
+        let stale = if bug!("stale_buffer") {
+            Some(inner.buffer.load(LOAD_BUFFER))
+        } else {
+            None
+        };
         // D5: relaxed; the fence D6 right after acquires for it.
         let top = inner.top.load(STEAL_LOAD_TOP);
         // D18: the oldest element is below the point: declined, with
@@ -108,8 +112,10 @@ impl<T> Stealer<T> {
         // D8: acquire the buffer pointer (D10), loaded only after `bottom`:
         // the push that made index `top` visible came after any growth that
         // moved it, so this is that buffer or a newer copy (R2).
-        #[cfg(not(stealpool_bug = "stale_buffer"))]
-        let buffer = inner.buffer.load(LOAD_BUFFER);
+        let buffer = match stale {
+            Some(buffer) => buffer,
+            None => inner.buffer.load(LOAD_BUFFER),
+        };
         // D11: relaxed read. It may race with the owner rewriting the slot
         // after a wrap; then `top` has moved and the CAS below fails.
         // SAFETY: buffers are freed only with `inner`, which we hold.
@@ -225,15 +231,14 @@ impl<T> Stealer<T> {
         self.steal_batch_keeping(dest, Keep::Oldest)
     }
 
-    // The bug flag returns early; the fixed code after it stays compiled.
-    #[cfg_attr(stealpool_bug = "batch_wide_cas", allow(unreachable_code))]
     #[inline]
     fn steal_batch_keeping(&self, dest: &Worker<T>, keep: Keep) -> Steal<T> {
         if dest.is_same_deque(&self.inner) {
             return dest.pop().map_or(Steal::Empty, Steal::Success);
         }
-        #[cfg(stealpool_bug = "batch_wide_cas")]
-        return self.steal_batch_wide_cas(dest, keep);
+        if bug!("batch_wide_cas") {
+            return self.steal_batch_wide_cas(dest, keep);
+        }
         // Each element is claimed by its own full `steal` (D5-D9), never by
         // one CAS over several: the owner pops without a CAS while `top` is
         // below the index it takes, so it may pop into a range that a single
@@ -265,7 +270,6 @@ impl<T> Stealer<T> {
     /// elements at once. The owner pops without a CAS while `top` is below
     /// the index it takes, so it can pop into the claimed range between this
     /// thief's load of `bottom` and its CAS, and both get those elements.
-    #[cfg(stealpool_bug = "batch_wide_cas")]
     fn steal_batch_wide_cas(&self, dest: &Worker<T>, keep: Keep) -> Steal<T> {
         let inner = &*self.inner;
         // D5, D6, D7: as in `steal`.

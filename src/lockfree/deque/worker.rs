@@ -10,6 +10,7 @@ use super::DEFAULT_CAPACITY;
 use crate::lockfree::element::from_word;
 use crate::lockfree::element::into_word;
 use crate::lockfree::Stealer;
+use crate::sync::flags::bug;
 use crate::sync::Arc;
 use std::cell::Cell;
 use std::fmt;
@@ -460,8 +461,7 @@ impl<T> Worker<T> {
             let word = self.slots.get().read(top);
             // `--cfg stealpool_bug="oldest_store"`: claim by a plain store,
             // as if the owner's knowledge of `bottom` were enough.
-            #[cfg(stealpool_bug = "oldest_store")]
-            {
+            if bug!("oldest_store") {
                 inner.top.store(top + 1, OLDEST_CAS);
                 // SAFETY: none; the mutant exists to be caught.
                 return Some((unsafe { from_word::<T>(word) }, top));
@@ -469,7 +469,6 @@ impl<T> Worker<T> {
             // D17: claim index `top` as a thief's D9 would. Atomicity alone
             // decides between us and the thieves; we publish nothing through
             // it and read nothing through it (the slot is our own write).
-            #[cfg_attr(stealpool_bug = "oldest_store", allow(unreachable_code))]
             match inner.top.compare_exchange(top, top + 1, OLDEST_CAS, CAS_FAILURE) {
                 // SAFETY: the CAS made index `top` ours; its word is converted once.
                 Ok(_) => return Some((unsafe { from_word::<T>(word) }, top)),

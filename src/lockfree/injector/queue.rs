@@ -20,6 +20,7 @@
 //! `model/shuttle_injector.rs`, `tests/injector_queue.rs`).
 
 use super::ordering::{PUSH_CAS, RELAXED, TAKE_SWAP};
+use crate::sync::flags::bug;
 use crate::sync::{AtomicPtr, UnsafeCell};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
@@ -164,7 +165,7 @@ impl<T: Linked> Queue<T> {
     /// was taken, newest first: the mistake Q7 rules out.
     pub(crate) fn take_all_oldest_first(&self) -> Taken<T> {
         let mut newest = self.take_all();
-        if cfg!(stealpool_bug = "batch_newest_first") {
+        if bug!("batch_newest_first") {
             return newest;
         }
         let mut reversed: *mut T::Node = ptr::null_mut();

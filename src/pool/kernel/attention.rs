@@ -26,6 +26,7 @@
 //! around it.
 
 use super::ordering::RELAXED;
+use crate::sync::flags::bug;
 use crate::sync::{Arc, AtomicUsize};
 use crossbeam_utils::CachePadded;
 
@@ -153,7 +154,7 @@ impl Attention {
         // `--cfg stealpool_bug="sleeper_unannounced"`: sleepers leave the
         // sleepers word alone, so a `join` that reads it never learns of
         // them (the mistake S7 rules out).
-        if cfg!(stealpool_bug = "sleeper_unannounced") {
+        if bug!("sleeper_unannounced") {
             return;
         }
         super::probes::ATTENTION_WRITES.hit();
@@ -164,7 +165,7 @@ impl Attention {
     /// A sleep registered by `sleeper_in` ended (woken, cancelled, or the
     /// worker left): one sleeper less. Under the sleeper's lock.
     pub(crate) fn sleeper_out(&self) {
-        if cfg!(stealpool_bug = "sleeper_unannounced") {
+        if bug!("sleeper_unannounced") {
             return;
         }
         super::probes::ATTENTION_WRITES.hit();

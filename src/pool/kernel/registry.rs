@@ -16,6 +16,7 @@ use crate::pool::placement::affinity;
 use crate::pool::placement::topology::{Distance, Placement, Topology};
 use crate::pool::queues::injector::Injector;
 use crate::pool::queues::priority::{Priority, PriorityQueues, SLOTS};
+use crate::sync::flags::bug;
 use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Condvar, Mutex};
 use crossbeam_utils::CachePadded;
 use std::any::Any;
@@ -152,7 +153,7 @@ impl Registry {
     /// spare's jobs are then out of every other thread's sight (the
     /// mistake W5 rules out).
     pub(crate) fn mark_slot_used(&self, slot: usize) {
-        if cfg!(stealpool_bug = "slots_unmarked") {
+        if bug!("slots_unmarked") {
             return;
         }
         // W5: both relaxed, sequenced before this thread's first push on
@@ -344,7 +345,7 @@ impl Registry {
         // `--cfg stealpool_bug="wait_all_queues_only"`: a caller outside
         // the pool waits only until no job is queued, not until every task
         // has finished (`model/lin_pool.rs` catches it).
-        if cfg!(stealpool_bug = "wait_all_queues_only") && !from_worker {
+        if bug!("wait_all_queues_only") && !from_worker {
             return !self.has_work();
         }
         // Acquire pairs with P1's release: the finished tasks' effects are
@@ -419,9 +420,7 @@ impl Registry {
     /// final check, the mistake G12 rules out.
     pub(crate) fn bounded_work(&self) -> bool {
         match &self.bounded {
-            Some(lens) if !cfg!(stealpool_bug = "bounded_unchecked") => {
-                self.in_use(lens).iter().any(|len| !len.is_empty())
-            }
+            Some(lens) if !bug!("bounded_unchecked") => self.in_use(lens).iter().any(|len| !len.is_empty()),
             _ => false,
         }
     }
@@ -430,8 +429,7 @@ impl Registry {
     /// stealpool_bug="pending_unchecked"` leaves them out of the sleepers'
     /// final check, the mistake F5 rules out.
     fn pending_joins(&self) -> bool {
-        !cfg!(stealpool_bug = "pending_unchecked")
-            && self.in_use(&self.join_stealers).iter().any(|s| !s.is_empty())
+        !bug!("pending_unchecked") && self.in_use(&self.join_stealers).iter().any(|s| !s.is_empty())
     }
 
     /// X1: relaxed store; each sleeper reads it under its own lock, which

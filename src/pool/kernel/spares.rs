@@ -25,6 +25,7 @@
 use super::registry::Registry;
 use super::sleep::Compensation;
 use super::worker::{Deques, WorkerThread};
+use crate::sync::flags::bug;
 use crate::sync::{thread, Arc, Condvar, Mutex, MutexGuard};
 
 /// How long a parked spare waits for a slot before its thread exits.
@@ -130,7 +131,7 @@ impl Spares {
         // and those may block too (W1). `--cfg
         // stealpool_bug="drain_uncompensated"` brings no spare in once the
         // pool terminates (a first version's mistake).
-        let slots = if cfg!(stealpool_bug = "drain_uncompensated") && registry.is_terminating() {
+        let slots = if bug!("drain_uncompensated") && registry.is_terminating() {
             0
         } else {
             self.slots
@@ -195,7 +196,6 @@ impl Spares {
 
     /// `closed`, read as the `park_unlocked` mutant reads it: in a critical
     /// section of its own, so it is stale by the time the caller waits.
-    #[cfg(stealpool_bug = "park_unlocked")]
     fn closed_unlocked(&self) -> bool {
         self.lock().closed
     }
@@ -272,15 +272,14 @@ fn spare_thread(registry: Arc<Registry>, mut slot: Slot) {
             // it locks: the shutdown's notification may come between the
             // read and the wait, and the drop waits for this thread forever
             // (the mistake W4 rules out).
-            #[cfg(stealpool_bug = "park_unlocked")]
-            let closed = {
+            let closed = if bug!("park_unlocked") {
                 drop(state);
                 let closed = spares.closed_unlocked();
                 state = spares.lock();
                 closed
+            } else {
+                state.closed
             };
-            #[cfg(not(stealpool_bug = "park_unlocked"))]
-            let closed = state.closed;
             if closed {
                 break None;
             }

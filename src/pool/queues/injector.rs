@@ -16,6 +16,7 @@
 use crate::lockfree::injector::Queue;
 use crate::lockfree::JobRef;
 use crate::lockfree::Worker;
+use crate::sync::flags::bug;
 use crossbeam_utils::CachePadded;
 
 pub(crate) struct Injector {
@@ -87,8 +88,7 @@ impl Injector {
     /// mistake Q10 rules out: a job on another node's queue is stranded
     /// while the workers sleep.
     pub(crate) fn is_empty(&self) -> bool {
-        self.queue.is_empty()
-            && (cfg!(stealpool_bug = "nodes_unchecked") || self.rest.iter().all(|queue| queue.is_empty()))
+        self.queue.is_empty() && (bug!("nodes_unchecked") || self.rest.iter().all(|queue| queue.is_empty()))
     }
 
     /// Takes every job queued on one node's queue, for a worker of node

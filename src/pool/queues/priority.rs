@@ -12,9 +12,10 @@
 //! argument is `proofs/priority.md` (V1–V8).
 
 use super::injector::Injector;
+use super::RELAXED;
 use crate::lockfree::JobRef;
 use crate::lockfree::{Stealer, Worker};
-use super::RELAXED;
+use crate::sync::flags::bug;
 use crate::sync::{AtomicUsize, Mutex};
 use crossbeam_utils::CachePadded;
 use std::cell::Cell;
@@ -272,7 +273,7 @@ impl Stage {
             (job, !stage.is_empty())
         } else {
             let moved = injector.append_in_order(&stage);
-            let job = if cfg!(stealpool_bug = "stage_newest_first") {
+            let job = if bug!("stage_newest_first") {
                 // The stage's newest job: the mistake V8 rules out.
                 stage.pop()
             } else {
@@ -445,7 +446,7 @@ impl PriorityQueues {
     /// `slots`: how many slots were ever held (W5).
     pub(crate) fn has_work(&self, slots: usize) -> bool {
         let used = self.in_use();
-        !cfg!(stealpool_bug = "levels_unchecked")
+        !bug!("levels_unchecked")
             && used.any()
             && (!self.used.normal.is_empty()
                 || (0..SLOTS).any(|slot| used.has(slot) && self.levels[slot].has_work(slots)))

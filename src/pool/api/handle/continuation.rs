@@ -21,6 +21,7 @@ use crate::pool::kernel::job::drop_quietly;
 use crate::pool::kernel::ordering::{ARRIVE, READY_LOAD};
 use crate::pool::kernel::registry::Registry;
 use crate::pool::kernel::worker::WorkerThread;
+use crate::sync::flags::bug;
 use crate::sync::{thread_local, Arc, AtomicUsize, UnsafeCell};
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -492,8 +493,11 @@ pub(crate) fn when_all<R: Send + 'static>(
     // `--cfg stealpool_bug="when_all_reversed"` pairs the inputs with the
     // cells in reverse, so the values come out in reverse input order
     // (`model/lin_pool.rs` catches it).
-    #[cfg(stealpool_bug = "when_all_reversed")]
-    let continuations: Vec<_> = continuations.into_iter().rev().collect();
+    let continuations: Vec<_> = if bug!("when_all_reversed") {
+        continuations.into_iter().rev().collect()
+    } else {
+        continuations
+    };
     for (handle, continuation) in handles.into_iter().zip(continuations) {
         handle.attach(continuation);
     }

@@ -3,6 +3,7 @@
 
 use crate::pool::api::block_in_place::block_in_place;
 use crate::pool::kernel::spares::Blocked;
+use crate::sync::flags::bug;
 // One file per job: the claim that decides who runs a submitted task;
 // continuations (`then`, `zip`, `when_all`).
 mod claim;
@@ -231,7 +232,7 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
         // reference is all that is left (nothing of the user's: the closure
         // ran, the joiner took the result). `--cfg
         // stealpool_bug="claim_ignored"` runs it again.
-        if !job.claim.take(worker.runner_id()) && !cfg!(stealpool_bug = "claim_ignored") {
+        if !job.claim.take(worker.runner_id()) && !bug!("claim_ignored") {
             return;
         }
         // SAFETY: the claim is ours, so nothing else touches `func`.
@@ -326,8 +327,7 @@ impl<R> JoinHandle<R> {
                 // under two locks: a completion between them sees no
                 // continuation, and this one then waits forever (the lost
                 // notification K1 rules out).
-                #[cfg(stealpool_bug = "then_unlocked")]
-                {
+                if bug!("then_unlocked") {
                     drop(state);
                     state = self.packet().lock();
                 }
@@ -383,8 +383,7 @@ impl<R: Send> JoinHandle<R> {
         }
         // SAFETY: the thread-local pointer is null or this thread's worker.
         let worker = unsafe { WorkerThread::current().as_ref() };
-        #[cfg(stealpool_bug = "wait_runs_any")]
-        if let Some(worker) = worker {
+        if let (true, Some(worker)) = (bug!("wait_runs_any"), worker) {
             // The rule H4 replaced: run any job of the pool while waiting,
             // on top of this frame.
             while !self.is_finished() {
@@ -455,7 +454,7 @@ impl<R: Send> JoinHandle<R> {
     /// Whether `worker` may run this handle's task in place (H4): it is a
     /// worker of the task's pool.
     fn may_run_in_place(&self, worker: &WorkerThread) -> bool {
-        std::ptr::eq(worker.registry(), &*self.registry) && !cfg!(stealpool_bug = "wait_not_in_place")
+        std::ptr::eq(worker.registry(), &*self.registry) && !bug!("wait_not_in_place")
     }
 
     /// H4, H5: on `worker`, runs the task in place if it is of this pool,
@@ -534,9 +533,8 @@ impl<R: Send> JoinHandle<R> {
         // `--cfg stealpool_bug="finished_early"` answers from the claim
         // (H3): `true` once a thread has started the task, before its
         // result is there (`model/lin_pool.rs` catches it).
-        #[cfg(stealpool_bug = "finished_early")]
         // SAFETY: the handle's reference keeps the job, and its claim.
-        if unsafe { self.claim.as_ref() }.runner() != 0 {
+        if bug!("finished_early") && unsafe { self.claim.as_ref() }.runner() != 0 {
             return true;
         }
         !matches!(self.packet().lock().result, Slot::Pending)

@@ -10,6 +10,7 @@ use crate::pool::kernel::attention::Attention;
 use crate::pool::kernel::ordering::{barrier_known, MARK_STORE, PRODUCER_FENCE, RELAXED};
 use crate::pool::kernel::stats::Event;
 use crate::pool::kernel::worker::WorkerThread;
+use crate::sync::flags::bug;
 
 impl WorkerThread {
     /// Whether a `join` may run its two closures inline, publishing nothing
@@ -18,7 +19,7 @@ impl WorkerThread {
     /// with a limit ask (`ThreadPool::join`).
     #[inline(always)]
     pub(crate) fn runs_join_inline(&self) -> bool {
-        if cfg!(stealpool_bug = "pending_limit_ignored") {
+        if bug!("pending_limit_ignored") {
             // Runs every `join` inline, even the first with no half
             // pending: the mistake F6's count rules out.
             return true;
@@ -76,7 +77,7 @@ impl WorkerThread {
         // `--cfg stealpool_bug="fallback_index_kept"`: the take-back trusts
         // light barriers where they are full fences only by luck (the
         // mistake S7's `FALLBACK` rules out; `take_back_join` asserts it).
-        if needs.fallback && !cfg!(stealpool_bug = "fallback_index_kept") {
+        if needs.fallback && !bug!("fallback_index_kept") {
             Worker::<JobRef>::NO_INDEX
         } else {
             index

@@ -15,6 +15,7 @@
 use super::{Compensation, Sleep};
 use crate::pool::kernel::ordering::RELAXED;
 use crate::pool::kernel::probes;
+use crate::sync::flags::bug;
 use crate::sync::MutexGuard;
 
 /// What the accounts lock guards.
@@ -54,12 +55,10 @@ impl Sleep {
         // `--cfg stealpool_bug="closed_unlocked"` checks before it locks:
         // the last worker may then leave between the check and the push,
         // and the job is never run (the mistake X2 rules out).
-        #[cfg(stealpool_bug = "closed_unlocked")]
-        let closed = self.members.load(RELAXED) == 0;
+        let early = bug!("closed_unlocked").then(|| self.members.load(RELAXED) == 0);
         let _accounts = self.accounts();
         // X2: relaxed; only written under this lock.
-        #[cfg(not(stealpool_bug = "closed_unlocked"))]
-        let closed = self.members.load(RELAXED) == 0;
+        let closed = early.unwrap_or_else(|| self.members.load(RELAXED) == 0);
         if closed {
             return false;
         }
@@ -77,7 +76,7 @@ impl Sleep {
         accounts.blocked += 1;
         // `--cfg stealpool_bug="no_spare"`: no spare ever comes in (the
         // compensation W1 provides).
-        if cfg!(stealpool_bug = "no_spare") || !accounts.spare_needed() {
+        if bug!("no_spare") || !accounts.spare_needed() {
             return Compensation::Enough;
         }
         // W2: relaxed; only changed under this lock.

@@ -28,6 +28,7 @@
 mod accounts;
 mod slot;
 
+use crate::sync::flags::bug;
 use slot::SlotSleep;
 
 use super::attention::Attention;
@@ -214,7 +215,6 @@ impl Sleep {
     /// `new_work` without its S3: the bug flag `local_push_unfenced` (a
     /// worker's push on its own deque), which the loom model
     /// `block_after_spawn` must catch.
-    #[cfg(stealpool_bug = "local_push_unfenced")]
     pub(crate) fn new_work_unfenced(&self) -> bool {
         // S4, with no S3 before it: the mistake.
         let counters = self.counters.load(RELAXED);
@@ -246,7 +246,7 @@ impl Sleep {
         if !slot.is_asleep() {
             return false;
         }
-        if cfg!(stealpool_bug = "wake_unlocked") {
+        if bug!("wake_unlocked") {
             return self.wake_unlocked(slot);
         }
         let _guard = slot.lock();
@@ -310,7 +310,7 @@ impl Sleep {
         // `--cfg stealpool_bug="park_unannounced"`: the latch is checked
         // but not told, so its setter, seeing no `SLEEPING`, wakes nobody
         // (the handshake S6 and H6 rule out).
-        if cfg!(stealpool_bug = "park_unannounced") {
+        if bug!("park_unannounced") {
             let mut parked = slot.lock();
             if latch.probe() {
                 return;
@@ -366,7 +366,7 @@ impl Sleep {
         // stealpool_bug="flag_after_check"` raises it after the final check:
         // a producer whose push that check missed may then scan before the
         // raise and wake nobody (the mistake S8 rules out).
-        if !cfg!(stealpool_bug = "flag_after_check") {
+        if !bug!("flag_after_check") {
             slot.set_asleep(true);
         }
         // S1: register as sleeping (and no longer searching) in one relaxed
@@ -427,7 +427,7 @@ impl Sleep {
                 return Wake::Exit;
             }
         }
-        if cfg!(stealpool_bug = "flag_after_check") {
+        if bug!("flag_after_check") {
             slot.set_asleep(true);
         }
         probes::WAITS.hit();
@@ -472,20 +472,19 @@ impl Sleep {
     fn leave(&self, spare: bool, has_work: &impl Fn() -> bool, terminating: &impl Fn() -> bool) -> Leave {
         // `--cfg stealpool_bug="exit_unchecked"` makes the final check
         // before the lock.
-        if cfg!(stealpool_bug = "exit_unchecked") && has_work() {
+        if bug!("exit_unchecked") && has_work() {
             return Leave::Work;
         }
         let mut accounts = self.accounts();
         // The final check (after S2), under the accounts lock: it sees
         // every job a `while_open` pushed before this critical section.
-        if !cfg!(stealpool_bug = "exit_unchecked") && has_work() {
+        if !bug!("exit_unchecked") && has_work() {
             return Leave::Work;
         }
         let leave = if spare {
-            accounts.active > accounts.blocked
-                || (cfg!(stealpool_bug = "spare_leaves_at_shutdown") && terminating())
+            accounts.active > accounts.blocked || (bug!("spare_leaves_at_shutdown") && terminating())
         } else {
-            terminating() && (accounts.quiet() || cfg!(stealpool_bug = "workers_leave_while_blocking"))
+            terminating() && (accounts.quiet() || bug!("workers_leave_while_blocking"))
         };
         if !leave {
             return Leave::Stay;

@@ -7,6 +7,7 @@ use crate::lockfree::JobRef;
 use crate::lockfree::{Steal, Stealer};
 use crate::pool::kernel::stats::Event;
 use crate::pool::queues::priority::{pass_weight, Levels, Priority, Source, Staged, SHARE};
+use crate::sync::flags::bug;
 
 impl WorkerThread {
     /// V3 and V5: the level a search looks at first is the lowest one
@@ -57,7 +58,7 @@ impl WorkerThread {
     /// worker's own work, then the jobs from outside, then steals, as in
     /// the search (V8).
     pub(super) fn take_overdue(&self, used: Levels, level: Priority) -> Option<JobRef> {
-        if cfg!(stealpool_bug = "overdue_newest") {
+        if bug!("overdue_newest") {
             // The overdue turn takes the newest job of its level on this
             // worker: the mistake V7 rules out.
             if let Some(job) = level
@@ -76,7 +77,7 @@ impl WorkerThread {
     /// no fence: the owner knows `bottom`). `None` if it is empty, or
     /// thieves took the last jobs first.
     pub(super) fn take_own_oldest(&self, slot: usize) -> Option<JobRef> {
-        if cfg!(stealpool_bug = "level_newest_first") {
+        if bug!("level_newest_first") {
             // The owner takes its newest job of the level, as `Normal`'s
             // deque is taken: the order V7 rules out.
             return self.levels[slot].pop();
@@ -101,7 +102,7 @@ impl WorkerThread {
     /// batch into this worker's deque instead, from whose other end
     /// thieves take the newest in halves).
     pub(super) fn take_own_normal_by_level(&self) -> Option<JobRef> {
-        if cfg!(stealpool_bug = "normal_batch_plain") {
+        if bug!("normal_batch_plain") {
             // The plain search's batch, thieves taking its newest half:
             // the order V8 rules out in a pool that used a level.
             return self.take_own_normal();
@@ -155,11 +156,7 @@ impl WorkerThread {
         let (job, rest) = self.take_from(slot, source)?;
         // `sources_alternate`: every round one take long, the two sources
         // alternating job by job (the rule V8's rounds replace).
-        let rest = if cfg!(stealpool_bug = "sources_alternate") {
-            0
-        } else {
-            rest
-        };
+        let rest = if bug!("sources_alternate") { 0 } else { rest };
         self.rounds.set(slot, source, rest);
         Some(job)
     }
@@ -204,7 +201,7 @@ impl WorkerThread {
         if stealers.iter().all(Stealer::is_empty) {
             return None;
         }
-        if cfg!(stealpool_bug = "level_steal_half") {
+        if bug!("level_steal_half") {
             // Half of the victim's jobs into this worker's deque, run here
             // beside the victim's next ones: the rule V8 replaces.
             return self.steal(stealers, &self.levels[slot]);

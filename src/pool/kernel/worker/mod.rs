@@ -8,6 +8,7 @@ mod levels;
 mod search;
 mod waits;
 
+use crate::sync::flags::bug;
 pub(crate) use bounded::{BoundedDeques, BOUNDED_SLOTS};
 
 use super::attention::Slot;
@@ -393,12 +394,14 @@ impl WorkerThread {
         // S3 even on our own deque: the task that pushed may block outside
         // the pool (waiting for this very job), so the job must not depend
         // on its pusher coming back to find it.
-        #[cfg(not(stealpool_bug = "local_push_unfenced"))]
-        self.registry.sleep.new_work();
-        // The mistake the paragraph above rules out: S4 with no S3 before
-        // it, as a pusher that counts on checking its own deque again.
-        #[cfg(stealpool_bug = "local_push_unfenced")]
-        self.registry.sleep.new_work_unfenced();
+        if !bug!("local_push_unfenced") {
+            self.registry.sleep.new_work();
+        } else {
+            // The mistake the paragraph above rules out: S4 with no S3
+            // before it, as a pusher that counts on checking its own deque
+            // again.
+            self.registry.sleep.new_work_unfenced();
+        }
     }
 
     /// Pushes a task on this worker's deque of level `slot` (V2) and tells

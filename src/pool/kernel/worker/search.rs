@@ -8,6 +8,7 @@ use crate::lockfree::{Steal, Stealer, Worker};
 use crate::pool::kernel::stats::Event;
 use crate::pool::placement::topology::Distance;
 use crate::pool::queues::priority::Priority;
+use crate::sync::flags::bug;
 
 impl WorkerThread {
     /// Finds a job and the level it was queued at. In a pool that never
@@ -86,12 +87,12 @@ impl WorkerThread {
             }
             // `--cfg stealpool_bug="no_rescue"`: wait for the owner to
             // promote, however long it takes (the mistake F4 rules out).
-            #[cfg(stealpool_bug = "no_rescue")]
-            continue;
+            if bug!("no_rescue") {
+                continue;
+            }
             // F4: asked before and not answered. One steal of an
             // owner-biased deque, so one heavy barrier (D16), for the
             // oldest half: the largest piece of work there.
-            #[cfg_attr(stealpool_bug = "no_rescue", allow(unreachable_code))]
             counters.record(Event::StealAttempt);
             if let Steal::Success(job) = stealer.steal() {
                 // F3: the request is answered.

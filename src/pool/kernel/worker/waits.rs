@@ -12,6 +12,7 @@ use crate::pool::kernel::scope::scope_of;
 use crate::pool::kernel::sleep::Wake;
 use crate::pool::kernel::spares::Blocked;
 use crate::pool::kernel::stats::Event;
+use crate::sync::flags::bug;
 use crate::sync::{spin_loop, thread};
 
 impl WorkerThread {
@@ -21,7 +22,7 @@ impl WorkerThread {
     /// With none to take after a few rounds, it parks with a spare
     /// standing in (W1) until the latch is set.
     pub(crate) fn wait_for_half(&self, latch: &CoreLatch) {
-        if cfg!(stealpool_bug = "join_wait_runs_any") {
+        if bug!("join_wait_runs_any") {
             // Any job of the pool, on top of the `join` frame: the rule H6
             // replaces.
             return self.wait_until(latch);
@@ -33,7 +34,7 @@ impl WorkerThread {
     /// it runs only that scope's tasks from its own deque, then parks as
     /// `wait_for_half` does.
     pub(crate) fn wait_for_scope(&self, latch: &CoreLatch, scope: *const ()) {
-        if cfg!(stealpool_bug = "join_wait_runs_any") {
+        if bug!("join_wait_runs_any") {
             return self.wait_until(latch);
         }
         self.wait_helping(latch, || self.take_scope_task(scope));
