@@ -7,7 +7,7 @@ use crate::pool::kernel::sleep::MAX_WORKERS;
 use crate::pool::kernel::spares::{Slot, Spares};
 use crate::pool::kernel::worker::{BoundedDeques, Deques, WorkerThread, BOUNDED_SLOTS};
 use crate::pool::placement::topology::{self, Placement, Topology};
-use crate::pool::queues::injector::Injector;
+use crate::pool::queues::injector::SubmitQueues;
 use crate::sync::{thread, Arc};
 use std::any::Any;
 use std::{error, fmt, io};
@@ -452,7 +452,7 @@ impl Builder {
         let topology = self.topology.take().unwrap_or_else(topology::discovered);
         registry.placement = Placement::new(&topology, num_threads, self.pin_workers);
         // Q10: an injector per node holding a worker.
-        registry.injector = Injector::with_nodes(registry.placement.nodes());
+        registry.injector = SubmitQueues::with_nodes(registry.placement.nodes());
         registry.max_pending_joins = self.max_pending_joins.unwrap_or(NO_PENDING_LIMIT);
         registry.bounded = bounded_lens;
         let registry = Arc::new(registry);

@@ -14,7 +14,7 @@ use crate::lockfree::{BoundedLen, Stealer};
 use crate::pool::kernel::spares::Spares;
 use crate::pool::placement::affinity;
 use crate::pool::placement::topology::{Distance, Placement, Topology};
-use crate::pool::queues::injector::Injector;
+use crate::pool::queues::injector::SubmitQueues;
 use crate::pool::queues::priority::{Priority, PriorityQueues, SLOTS};
 use crate::sync::flags::bug;
 use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Condvar, Mutex};
@@ -42,7 +42,7 @@ pub(crate) struct Registry {
     /// asked in vain (F4), each steal paying a heavy barrier (D16).
     pub(crate) join_stealers: Box<[Stealer<JobRef>]>,
     /// One injector per node holding a worker (Q10).
-    pub(crate) injector: Injector,
+    pub(crate) injector: SubmitQueues,
     /// The queues of the levels other than `Normal` (V2).
     pub(crate) priority: PriorityQueues,
     pub(crate) sleep: Sleep,
@@ -101,7 +101,7 @@ impl Registry {
             stealers: stealers.into(),
             join_stealers: join_stealers.into(),
             // One node until the builder places the workers (Q10).
-            injector: Injector::new(),
+            injector: SubmitQueues::new(),
             priority: PriorityQueues::new(level_stealers),
             sleep: Sleep::new(slots, workers),
             terminating: AtomicBool::new(false),

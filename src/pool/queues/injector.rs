@@ -3,7 +3,7 @@
 //! node.
 //!
 //! Each is a lock-free, allocation-free FIFO per submitter
-//! (`injector_queue.rs`, proof in `proofs/injector.md`): a job is its own
+//! (`lockfree/injector/queue.rs`, proof in `proofs/injector.md`): a job is its own
 //! node, linked through its `JobHeader`. A submitter's push is one CAS and
 //! never waits for a worker; a worker takes every queued job in one swap,
 //! runs the oldest, and moves the rest to its own deque, where it pops them
@@ -19,7 +19,7 @@ use crate::lockfree::Worker;
 use crate::sync::flags::bug;
 use crossbeam_utils::CachePadded;
 
-pub(crate) struct Injector {
+pub(crate) struct SubmitQueues {
     /// Node 0's queue: the only one of a one-node pool (and of a priority
     /// level's injector).
     queue: Queue<JobRef>,
@@ -28,15 +28,15 @@ pub(crate) struct Injector {
     rest: Box<[CachePadded<Queue<JobRef>>]>,
 }
 
-impl Injector {
+impl SubmitQueues {
     /// One queue: a one-node pool's, or a priority level's.
     pub(crate) fn new() -> Self {
-        Injector::with_nodes(1)
+        SubmitQueues::with_nodes(1)
     }
 
     /// One queue per node, for `nodes` nodes (at least one) (Q10).
     pub(crate) fn with_nodes(nodes: usize) -> Self {
-        Injector {
+        SubmitQueues {
             queue: Queue::new(),
             rest: (1..nodes).map(|_| CachePadded::new(Queue::new())).collect(),
         }

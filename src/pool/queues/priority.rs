@@ -11,7 +11,7 @@
 //! its owner and thieves take one at a time from the old end. The
 //! argument is `proofs/priority.md` (V1–V8).
 
-use super::injector::Injector;
+use super::injector::SubmitQueues;
 use super::RELAXED;
 use crate::lockfree::JobRef;
 use crate::lockfree::{Stealer, Worker};
@@ -207,7 +207,7 @@ pub(crate) type LevelDeques = [Worker<JobRef>; SLOTS];
 /// The shared queues of one level other than `Normal`.
 pub(crate) struct LevelQueues {
     /// Tasks of this level submitted from outside the pool.
-    pub(crate) injector: Injector,
+    pub(crate) injector: SubmitQueues,
     /// V8: the jobs taken out of the injector and not yet taken to run.
     /// Boxed, so that the registry keeps the layout it had before the
     /// stage (the plain pool's hot fields stay where they were).
@@ -263,7 +263,7 @@ impl Stage {
     /// jobs taken from the injector earlier, so older than every job
     /// still in it (Q5): stage and injector are one queue per submitter,
     /// and every take takes its oldest job.
-    fn take(&self, injector: &Injector) -> Option<Staged> {
+    fn take(&self, injector: &SubmitQueues) -> Option<Staged> {
         if self.is_empty() && injector.is_empty() {
             return None;
         }
@@ -293,7 +293,7 @@ impl Stage {
 impl LevelQueues {
     fn new(stealers: Vec<Stealer<JobRef>>) -> Self {
         LevelQueues {
-            injector: Injector::new(),
+            injector: SubmitQueues::new(),
             stage: Stage::new(),
             stealers: stealers.into(),
         }
@@ -461,7 +461,7 @@ impl PriorityQueues {
     /// V8: the oldest `Normal` job queued from outside the pool, through
     /// the pool's `injector` and `Normal`'s stage (`Stage::take`), for a
     /// search that saw a level in use.
-    pub(crate) fn take_normal_outside(&self, injector: &Injector) -> Option<Staged> {
+    pub(crate) fn take_normal_outside(&self, injector: &SubmitQueues) -> Option<Staged> {
         self.used.normal.take(injector)
     }
 }
