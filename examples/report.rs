@@ -483,7 +483,7 @@ fn scenario_quicksort(rounds: usize, summary: &mut Summary) {
             let mut run = sorting(&|v| {
                 pool.install(|| {
                     workloads::quicksort_traced(&pool, v, &|len| {
-                        let worker = stealpool::current_worker_index().unwrap().min(w);
+                        let worker = stealpool::current_thread_index().unwrap().min(w);
                         per_worker[worker].fetch_add(len as u64, Ordering::Relaxed);
                     })
                 })

@@ -23,7 +23,7 @@ mod cli;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
-use stealpool::{current_worker_index, Scope, ThreadPool, Topology};
+use stealpool::{current_thread_index, Scope, ThreadPool, Topology};
 
 /// Tasks that ran away from their spawner, by distance.
 #[derive(Default)]
@@ -56,7 +56,7 @@ fn distance(places: &[(usize, usize)], a: usize, b: usize) -> usize {
 
 /// A binary spawn tree of `depth` levels, each task spinning `work` times.
 fn tree<'s>(s: &Scope<'s>, depth: u32, spawner: usize, places: &'s [(usize, usize)], moved: &'s Migrations) {
-    let here = current_worker_index().unwrap();
+    let here = current_thread_index().unwrap();
     // A spare standing in for a waiting worker has an index past the
     // workers', and no place of its own: its moves are not counted.
     if here != spawner && here < places.len() && spawner < places.len() {
@@ -77,7 +77,7 @@ fn run(label: &str, pool: &ThreadPool, depth: u32, rounds: usize, places: &[(usi
     let start = Instant::now();
     for _ in 0..rounds {
         pool.scope(|s| {
-            let root = current_worker_index().unwrap();
+            let root = current_thread_index().unwrap();
             let (places, moved) = (places, &moved);
             s.spawn(move |s| tree(s, depth, root, places, moved));
         });

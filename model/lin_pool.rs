@@ -50,7 +50,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
-use stealpool::{current_worker_index, JoinHandle, Priority, ThreadPool};
+use stealpool::{current_thread_index, JoinHandle, Priority, ThreadPool};
 
 #[path = "handle_spec.rs"]
 mod handle_spec;
@@ -67,7 +67,7 @@ struct Recorder {
 const WORKER: usize = 100;
 
 fn this_thread(outside: usize) -> usize {
-    current_worker_index().map_or(outside, |index| WORKER + index)
+    current_thread_index().map_or(outside, |index| WORKER + index)
 }
 
 impl Recorder {
@@ -777,7 +777,7 @@ fn queue(
     let (task_clock, task_log) = (clock.clone(), log.clone());
     let body = move || {
         let start = task_clock.fetch_add(1, SeqCst);
-        let on = current_worker_index().expect("tasks run on workers");
+        let on = current_thread_index().expect("tasks run on workers");
         task_log.lock().unwrap().started[id] = Some((start, on));
         thread::yield_now();
         let end = task_clock.fetch_add(1, SeqCst);
@@ -810,7 +810,7 @@ fn priority_scenario(level: Priority, tally: &[AtomicUsize; 4]) {
         };
         pool.spawn(move || {
             let start = clock_in.fetch_add(1, SeqCst);
-            let on = current_worker_index().expect("tasks run on workers");
+            let on = current_thread_index().expect("tasks run on workers");
             log_in.lock().unwrap().started[id] = Some((start, on));
             for number in 0..4 {
                 queue(&inner, level, &clock_in, &log_in, (2, number));
@@ -993,7 +993,7 @@ fn wait_all_scenario(tally: &[AtomicUsize; 3]) {
         };
         pool.spawn(move || {
             let start = clock_in.fetch_add(1, SeqCst);
-            let on = current_worker_index().expect("tasks run on workers");
+            let on = current_thread_index().expect("tasks run on workers");
             log_in.lock().unwrap().started[id] = Some((start, on));
             queue(&inner, Priority::Normal, &clock_in, &log_in, (2, 0));
             let end = clock_in.fetch_add(1, SeqCst);

@@ -35,7 +35,7 @@ mod progress;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-use stealpool::{current_worker_index, Stats, ThreadPool, Topology};
+use stealpool::{current_thread_index, Stats, ThreadPool, Topology};
 
 /// Nodes, caches per node, CPUs per cache of the layout under test.
 const NODES: usize = 4;
@@ -115,7 +115,7 @@ fn fib(pool: &ThreadPool, n: u64, record: &Record) -> u64 {
 /// Task `id` of the tree (children `2id+1`, `2id+2`), spawned by worker
 /// `spawner`.
 fn node<'s>(s: &stealpool::Scope<'s>, pool: &'s ThreadPool, record: &'s Record, id: usize, spawner: usize) {
-    let here = current_worker_index().expect("a task runs on a worker");
+    let here = current_thread_index().expect("a task runs on a worker");
     let before = record.runs[id].fetch_add(1, Ordering::Relaxed);
     assert_eq!(before, 0, "task {id} ran twice");
     if here != spawner {
@@ -147,7 +147,7 @@ fn run(name: &str, layout: Topology) -> Tally {
             };
             let (pool_ref, record_ref) = (&pool, &record);
             pool.scope(|s| {
-                let root = current_worker_index().unwrap();
+                let root = current_thread_index().unwrap();
                 s.spawn(move |s| node(s, pool_ref, record_ref, 0, root));
             });
             for (id, runs) in record.runs.iter().enumerate() {
@@ -261,7 +261,7 @@ mod per_node_injectors {
     use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
     use std::sync::Arc;
     use std::time::Instant;
-    use stealpool::{current_worker_index, ThreadPool, Topology};
+    use stealpool::{current_thread_index, ThreadPool, Topology};
 
     /// Outside submitters, and the tasks each spawns (each submits a child).
     const SUBMITTERS: usize = 4;
@@ -291,7 +291,7 @@ mod per_node_injectors {
                         let (inner, ran, from_node_1) = (pool.clone(), ran.clone(), from_node_1.clone());
                         pool.spawn(move || {
                             ran.fetch_add(1, Ordering::SeqCst);
-                            if current_worker_index().unwrap() / PER_NODE == 1 {
+                            if current_thread_index().unwrap() / PER_NODE == 1 {
                                 from_node_1.fetch_add(1, Ordering::SeqCst);
                             }
                             let ran = ran.clone();

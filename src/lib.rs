@@ -36,7 +36,7 @@ pub mod prelude {
 pub use pool::api::block_in_place::block_in_place;
 pub use pool::api::builder::{BuildError, Builder};
 pub use pool::api::handle::JoinHandle;
-pub use pool::api::thread_pool::{current_worker_index, ThreadPool};
+pub use pool::api::thread_pool::{current_thread_index, ThreadPool};
 pub use pool::kernel::scope::Scope;
 pub use pool::kernel::stats::{Stats, WorkerStats};
 pub use pool::placement::topology::{Topology, TopologyError};
@@ -44,7 +44,7 @@ pub use pool::queues::priority::Priority;
 // The free functions on the current pool; compiled out under the model
 // checkers, where a process-wide pool would outlive each execution.
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
-pub use pool::api::global::{current_num_threads, current_thread_index, join, scope, spawn};
+pub use pool::api::global::{current_num_threads, join, scope, spawn};
 
 /// What the models observe beyond the public API: counts kept only in the
 /// `loom` and `shuttle` builds.

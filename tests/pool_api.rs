@@ -1,7 +1,7 @@
 #![cfg(not(any(feature = "loom", feature = "shuttle")))]
 //! Every public path of the pool on real threads: `spawn`, `submit` and its
 //! handle (blocking and as a `Future`), `join`, `scope`, `install`,
-//! `wait_all`, the size and statistics queries, `current_worker_index`, the
+//! `wait_all`, the size and statistics queries, `current_thread_index`, the
 //! builder's options and errors, and what drop and `shutdown` run.
 //!
 //! Counts scale down under Miri, which runs this file to check the pool for
@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread;
 use std::time::{Duration, Instant};
-use stealpool::{current_worker_index, JoinHandle, ThreadPool};
+use stealpool::{current_thread_index, JoinHandle, ThreadPool};
 
 mod common;
 use common::Gate;
@@ -93,7 +93,7 @@ fn spawn_from_outside_runs_every_task_once() {
     for task in 0..tasks {
         let seen = seen.clone();
         pool.spawn(move || {
-            assert!(current_worker_index().is_some(), "a task ran outside the pool");
+            assert!(current_thread_index().is_some(), "a task ran outside the pool");
             seen.record(task);
         });
     }
@@ -153,8 +153,8 @@ fn join_handle_inside_a_one_thread_pool_runs_the_task_while_waiting() {
     let pool = Arc::new(ThreadPool::new(1));
     let inner = pool.clone();
     let outer = pool.submit(move || {
-        let child = inner.submit(current_worker_index);
-        (current_worker_index(), child.join().unwrap())
+        let child = inner.submit(current_thread_index);
+        (current_thread_index(), child.join().unwrap())
     });
     assert_eq!(outer.join().unwrap(), (Some(0), Some(0)));
     pool.wait_all();
@@ -334,11 +334,11 @@ fn join_from_outside_borrows_from_the_stack() {
     let (ra, rb) = pool.join(
         || {
             left_out = half_a.iter().sum::<u64>();
-            current_worker_index()
+            current_thread_index()
         },
         || {
             right_out = half_b.iter().sum::<u64>();
-            current_worker_index()
+            current_thread_index()
         },
     );
     assert_eq!(left_out + right_out, data.iter().sum::<u64>());
@@ -468,7 +468,7 @@ fn scope_from_inside_a_task_on_one_thread() {
 fn install_runs_on_a_worker_and_returns_its_value() {
     let pool = ThreadPool::new(2);
     let local = [1, 2, 3];
-    let (index, sum) = pool.install(|| (current_worker_index(), local.iter().sum::<i32>()));
+    let (index, sum) = pool.install(|| (current_thread_index(), local.iter().sum::<i32>()));
     assert!(matches!(index, Some(0 | 1)));
     assert_eq!(sum, 6);
 }
@@ -477,9 +477,9 @@ fn install_runs_on_a_worker_and_returns_its_value() {
 fn install_inside_the_pool_runs_inline() {
     let pool = ThreadPool::new(2);
     let (outer, inner, thread_ids) = pool.install(|| {
-        let outer = current_worker_index();
+        let outer = current_thread_index();
         let outer_thread = thread::current().id();
-        let (inner, inner_thread) = pool.install(|| (current_worker_index(), thread::current().id()));
+        let (inner, inner_thread) = pool.install(|| (current_thread_index(), thread::current().id()));
         (outer, inner, (outer_thread, inner_thread))
     });
     assert_eq!(outer, inner);
@@ -496,7 +496,7 @@ fn install_on_another_pool_runs_there() {
     // A worker of `small` asks `other` for work: it blocks (it is not one of
     // `other`'s workers) and the closure sees `other`'s index.
     let seen = small
-        .install(|| other.install(|| (current_worker_index(), thread::current().name().map(String::from))));
+        .install(|| other.install(|| (current_thread_index(), thread::current().name().map(String::from))));
     assert!(matches!(seen.0, Some(0 | 1)));
     assert!(seen.1.unwrap().starts_with("stealpool-worker-"));
 }
@@ -821,11 +821,11 @@ fn a_fresh_pool_has_zeroed_stats() {
         .all(|w| w.tasks_executed == 0 && w.panicked == 0));
 }
 
-// ---------------------------------------------------------------- current_worker_index
+// ---------------------------------------------------------------- current_thread_index
 
 #[test]
-fn current_worker_index_is_none_outside_and_each_worker_inside() {
-    assert_eq!(current_worker_index(), None);
+fn current_thread_index_is_none_outside_and_each_worker_inside() {
+    assert_eq!(current_thread_index(), None);
     let workers = 2;
     let pool = ThreadPool::new(workers);
     let arrived = Arc::new(AtomicUsize::new(0));
@@ -833,7 +833,7 @@ fn current_worker_index_is_none_outside_and_each_worker_inside() {
     let handles: Vec<_> = (0..workers)
         .map(|_| {
             let arrived = arrived.clone();
-            pool.submit(move || (rendezvous(&arrived, workers), current_worker_index()))
+            pool.submit(move || (rendezvous(&arrived, workers), current_thread_index()))
         })
         .collect();
     let mut indices = HashSet::new();
@@ -844,20 +844,20 @@ fn current_worker_index_is_none_outside_and_each_worker_inside() {
     }
     assert_eq!(indices, (0..workers).collect::<HashSet<_>>());
     // A plain thread is in no pool, even while a pool runs.
-    assert_eq!(thread::spawn(current_worker_index).join().unwrap(), None);
+    assert_eq!(thread::spawn(current_thread_index).join().unwrap(), None);
 }
 
 #[test]
-fn current_worker_index_in_every_kind_of_work() {
+fn current_thread_index_in_every_kind_of_work() {
     let pool = ThreadPool::new(2);
     let in_range = |i: Option<usize>| matches!(i, Some(0 | 1));
-    assert!(in_range(pool.submit(current_worker_index).join().unwrap()));
-    let (a, b) = pool.join(current_worker_index, current_worker_index);
+    assert!(in_range(pool.submit(current_thread_index).join().unwrap()));
+    let (a, b) = pool.join(current_thread_index, current_thread_index);
     assert!(in_range(a) && in_range(b));
     let mut in_scope = None;
-    pool.scope(|s| s.spawn(|_| in_scope = current_worker_index()));
+    pool.scope(|s| s.spawn(|_| in_scope = current_thread_index()));
     assert!(in_range(in_scope));
-    assert!(in_range(pool.install(current_worker_index)));
+    assert!(in_range(pool.install(current_thread_index)));
 }
 
 // ---------------------------------------------------------------- builder
@@ -881,7 +881,7 @@ fn thread_names_are_visible_inside_tasks() {
                     (
                         met,
                         thread::current().name().map(String::from),
-                        current_worker_index(),
+                        current_thread_index(),
                     )
                 })
             })

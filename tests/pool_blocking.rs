@@ -217,6 +217,6 @@ fn a_spare_has_an_index_past_the_workers() {
     let (sender, receiver) = mpsc::channel();
     let waiter = pool.submit(move || block_in_place(|| receiver.recv_timeout(PATIENCE)));
     // Runs on the spare: the only worker is blocked until it sends.
-    pool.spawn(move || sender.send(stealpool::current_worker_index()).unwrap());
+    pool.spawn(move || sender.send(stealpool::current_thread_index()).unwrap());
     assert_eq!(waiter.join().unwrap(), Ok(Some(1)));
 }

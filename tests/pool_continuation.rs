@@ -10,7 +10,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use stealpool::{current_worker_index, JoinHandle, ThreadPool};
+use stealpool::{current_thread_index, JoinHandle, ThreadPool};
 
 /// A task that waits until the gate opens, so a test can attach to it
 /// while it surely has not finished.
@@ -37,7 +37,7 @@ fn then_attached_before_the_task_finishes_runs_after_it_on_a_worker() {
     let seen = finished.clone();
     let next = head.then(move |x| {
         assert!(seen.load(Acquire), "the continuation ran before its task");
-        (x + 1, current_worker_index())
+        (x + 1, current_thread_index())
     });
     assert!(!next.is_finished());
     gate.store(true, Release);
@@ -52,7 +52,7 @@ fn then_attached_after_the_task_finished_still_runs_on_a_worker() {
     let head = pool.submit(|| 5);
     pool.wait_all();
     assert!(head.is_finished());
-    let next = head.then(|x| (x * 3, current_worker_index()));
+    let next = head.then(|x| (x * 3, current_thread_index()));
     let (value, worker) = next.join().unwrap();
     assert_eq!(value, 15);
     assert!(worker.is_some(), "the continuation ran on the attaching thread");

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread;
-use stealpool::{current_worker_index, JoinHandle, ThreadPool};
+use stealpool::{current_thread_index, JoinHandle, ThreadPool};
 
 /// Histories with an overlapping call each test collects.
 const FLOOR: usize = 200;
@@ -39,7 +39,7 @@ const MAX_ROUNDS: usize = 20_000;
 const WORKER: usize = 100;
 
 fn this_thread(outside: usize) -> usize {
-    current_worker_index().map_or(outside, |index| WORKER + index)
+    current_thread_index().map_or(outside, |index| WORKER + index)
 }
 
 /// One round's record: calls, and the (handle, start, end) of each body.

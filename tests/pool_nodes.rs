@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
-use stealpool::{current_worker_index, ThreadPool, Topology};
+use stealpool::{current_thread_index, ThreadPool, Topology};
 
 /// Rounds of the experiment: with one injector for both nodes, a round
 /// gives a worker the other node's task first about every other time.
@@ -46,12 +46,12 @@ fn a_task_submitted_on_a_node_is_taken_there_first() {
             let (pool2, held, submitted) = (pool.clone(), held.clone(), submitted.clone());
             let (started, firsts) = (started.clone(), firsts.clone());
             pool.spawn(move || {
-                let node = current_worker_index().unwrap();
+                let node = current_thread_index().unwrap();
                 held.wait();
                 for _ in 0..PER_NODE {
                     let (started, firsts) = (started.clone(), firsts.clone());
                     drop(pool2.submit(move || {
-                        let worker = current_worker_index().unwrap();
+                        let worker = current_thread_index().unwrap();
                         if started.fetch_add(1, Ordering::SeqCst) < 2 {
                             firsts.lock().unwrap().push((worker, node));
                         }

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
-use stealpool::{current_worker_index, ThreadPool};
+use stealpool::{current_thread_index, ThreadPool};
 
 mod common;
 use common::{block_on, message, scaled, wait_for, DEADLINE, EXPECTED};
@@ -69,7 +69,7 @@ fn spawn_panics_go_to_the_handler_and_the_pool_keeps_running() {
             handler_seen
                 .lock()
                 .unwrap()
-                .push((message(&*payload), code, current_worker_index()));
+                .push((message(&*payload), code, current_thread_index()));
         })
         .build()
         .unwrap();

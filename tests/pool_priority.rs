@@ -343,7 +343,7 @@ fn panics_in_priority_tasks_are_counted_and_handled() {
     // A panic escaping `join` inside a priority task reaches its handle.
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         pool.submit_with_priority(Priority::High, || {
-            stealpool::current_worker_index().unwrap();
+            stealpool::current_thread_index().unwrap();
             panic!("{EXPECTED}")
         })
         .join()
@@ -367,7 +367,7 @@ fn use_every_level(pool: &ThreadPool) {
 type Starts = Arc<Mutex<Vec<(usize, usize)>>>;
 
 fn record(starts: &Starts, number: usize) {
-    let worker = stealpool::current_worker_index().unwrap();
+    let worker = stealpool::current_thread_index().unwrap();
     starts.lock().unwrap().push((number, worker));
 }
 

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
-use stealpool::{current_worker_index, ThreadPool, Topology};
+use stealpool::{current_thread_index, ThreadPool, Topology};
 
 /// Runs one task on every worker at once: `workers` tasks that each wait
 /// for all the others at a barrier can only finish if each holds a thread
@@ -13,7 +13,7 @@ use stealpool::{current_worker_index, ThreadPool, Topology};
 ///
 /// A spare thread that an earlier wait started (`block_in_place`'s, H4)
 /// may still be searching and take one of the tasks: it has an index of
-/// its own past the workers' (`current_worker_index`), so a worker then
+/// its own past the workers' (`current_thread_index`), so a worker then
 /// runs none. The round is run again until every worker ran one; a spare
 /// retires after its keep-alive, so this ends.
 fn on_every_worker<T: Send + 'static>(
@@ -29,7 +29,7 @@ fn on_every_worker<T: Send + 'static>(
         for _ in 0..workers {
             let (barrier, f, results) = (barrier.clone(), f.clone(), results.clone());
             pool.spawn(move || {
-                let index = current_worker_index().unwrap();
+                let index = current_thread_index().unwrap();
                 let value = f();
                 results.lock().unwrap().insert(index, value);
                 barrier.wait();
@@ -175,7 +175,7 @@ fn more_workers_than_cpus_wrap_around_the_layout() {
         .unwrap();
     assert_eq!(pool.num_workers(), 10);
     assert_eq!(spawn_tree(&pool, 9), 1023);
-    let indices = on_every_worker(&pool, || current_worker_index().unwrap());
+    let indices = on_every_worker(&pool, || current_thread_index().unwrap());
     assert_eq!(indices, (0..10).collect::<Vec<_>>());
     // Joins too: halves may be stolen at any distance; every call runs once.
     fn fib(pool: &ThreadPool, n: u64) -> u64 {
@@ -286,7 +286,7 @@ fn spares_of_a_pinned_pool_are_not_pinned() {
         assert!(start.elapsed().as_secs() < 30, "the worker never blocked");
         std::thread::yield_now();
     }
-    let probe = pool.submit(|| (current_worker_index(), affinity()));
+    let probe = pool.submit(|| (current_thread_index(), affinity()));
     let (index, mask) = probe.join().unwrap();
     gate.wait();
     pool.wait_all();

@@ -23,6 +23,8 @@
 pub(crate) mod buffer;
 pub(crate) mod ordering;
 mod stealer;
+#[cfg(all(test, not(any(feature = "loom", feature = "shuttle"))))]
+mod tests;
 mod worker;
 
 use super::element::from_word;

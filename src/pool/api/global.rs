@@ -253,15 +253,3 @@ pub fn current_num_threads() -> usize {
         None => global().num_workers(),
     }
 }
-
-/// The index of the current thread in its pool, or `None` outside every
-/// pool: rayon's name for [`current_worker_index`](crate::current_worker_index).
-///
-/// ```
-/// assert_eq!(stealpool::current_thread_index(), None);
-/// let pool = stealpool::ThreadPool::new(2);
-/// assert!(pool.install(stealpool::current_thread_index).unwrap() < 2);
-/// ```
-pub fn current_thread_index() -> Option<usize> {
-    crate::pool::api::thread_pool::current_worker_index()
-}

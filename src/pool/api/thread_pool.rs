@@ -4,13 +4,10 @@ use super::builder::Builder;
 use super::handle;
 use super::handle::JoinHandle;
 use crate::pool::api::handle::continuation;
-use crate::pool::kernel::job::StackJob;
 use crate::pool::kernel::join;
-use crate::pool::kernel::latch::{CrossPoolLatch, LockLatch};
 use crate::pool::kernel::registry::Registry;
 use crate::pool::kernel::scope;
 use crate::pool::kernel::scope::Scope;
-use crate::pool::kernel::spares::Blocked;
 use crate::pool::kernel::stats::Stats;
 use crate::pool::kernel::worker::WorkerThread;
 use crate::pool::queues::priority::Priority;
@@ -347,7 +344,7 @@ impl ThreadPool {
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::new(2);
-    /// let index = pool.install(stealpool::current_worker_index);
+    /// let index = pool.install(stealpool::current_thread_index);
     /// assert!(index.unwrap() < 2);
     ///
     /// // A one-worker pool calls into another one, which calls back.
@@ -366,40 +363,6 @@ impl ThreadPool {
             Some(worker) => self.install_from_other_pool(worker, f),
             None => self.install_from_outside(f),
         }
-    }
-
-    /// `install` on a worker of another pool (H4): it blocks with a spare
-    /// of its own pool standing in; with none to be had (every spare slot
-    /// taken), it runs its own pool's jobs while it waits instead (J3).
-    #[cold]
-    #[inline(never)]
-    fn install_from_other_pool<R: Send>(&self, worker: &WorkerThread, f: impl FnOnce() -> R + Send) -> R {
-        let blocked = Blocked::enter(worker);
-        if blocked.stood_in {
-            let result = self.install_from_outside(f);
-            drop(blocked);
-            return result;
-        }
-        drop(blocked);
-        let job = StackJob::new(
-            |_migrated| f(),
-            CrossPoolLatch::new(worker.registry_arc(), worker.index()),
-        );
-        // SAFETY: we wait on the latch below before `job` leaves the frame.
-        self.registry.push(unsafe { job.as_job_ref() });
-        worker.wait_until(&job.latch.core);
-        job.into_result()
-    }
-
-    /// `install` on a thread that is no pool's worker: it blocks.
-    #[cold]
-    #[inline(never)]
-    fn install_from_outside<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        let job = StackJob::new(|_migrated| f(), LockLatch::new());
-        // SAFETY: we block on the latch below before `job` leaves the frame.
-        self.registry.push(unsafe { job.as_job_ref() });
-        job.latch.wait();
-        job.into_result()
     }
 
     /// Waits until every task spawned with [`spawn`](ThreadPool::spawn),
@@ -449,29 +412,6 @@ impl ThreadPool {
         match unsafe { WorkerThread::current().as_ref() } {
             Some(worker) => self.wait_all_from_other_pool(worker),
             None => self.registry.wait_all(),
-        }
-    }
-
-    /// `wait_all` on a worker of another pool (H4): it blocks with a spare
-    /// of its own pool standing in; with none to be had (every spare slot
-    /// taken), it runs its own pool's jobs while it waits instead, as a
-    /// cross-pool `install` does (J3): the tasks waited for may need them.
-    /// No latch tells it when this pool's tasks are done, so it looks
-    /// again after each job, or after a yield when it found none.
-    #[cold]
-    #[inline(never)]
-    fn wait_all_from_other_pool(&self, worker: &WorkerThread) {
-        let blocked = Blocked::enter(worker);
-        if blocked.stood_in {
-            self.registry.wait_all();
-            drop(blocked);
-            return;
-        }
-        drop(blocked);
-        while !self.registry.all_tasks_done() {
-            if !worker.run_one_job() {
-                thread::yield_now();
-            }
         }
     }
 
@@ -600,11 +540,11 @@ impl fmt::Debug for ThreadPool {
 ///
 /// ```
 /// let pool = stealpool::ThreadPool::new(2);
-/// assert_eq!(stealpool::current_worker_index(), None);
-/// let inside = pool.install(stealpool::current_worker_index);
+/// assert_eq!(stealpool::current_thread_index(), None);
+/// let inside = pool.install(stealpool::current_thread_index);
 /// assert!(matches!(inside, Some(0 | 1)));
 /// ```
-pub fn current_worker_index() -> Option<usize> {
+pub fn current_thread_index() -> Option<usize> {
     // SAFETY: the thread-local pointer is null or the thread's own worker.
     unsafe { WorkerThread::current().as_ref() }.map(WorkerThread::index)
 }
