@@ -9,6 +9,7 @@ mod sync;
 mod weaken;
 
 pub mod deque;
+pub mod guide;
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
 pub mod iter;
 mod par;
