@@ -8,12 +8,16 @@
 // The layers, bottom up; imports run downward only (`tests/layers.rs`):
 // the sync facade, the lock-free objects, the pool (placement, queues,
 // kernel, api), the data-parallel API.
-pub mod iter;
-mod lockfree;
-mod pool;
 mod sync;
 
+mod lockfree;
+
+mod pool;
+
+pub mod iter;
+
 pub mod deque;
+pub mod guide;
 
 /// `use stealpool::prelude::*;` brings the parallel iterator traits, with
 /// rayon's names: `par_iter()`, `into_par_iter()`, `par_sort()`, ...

@@ -19,7 +19,8 @@
 //!    `block_in_place`;
 //! 7. `src/iter/`: the data-parallel API.
 //!
-//! `src/lib.rs` and `src/pool/mod.rs` only declare modules and re-export.
+//! `src/lib.rs` and `src/pool/mod.rs` only declare modules and re-export;
+//! `src/guide.rs` holds documentation pages.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -37,6 +38,7 @@ const LAYERS: &[(&str, u8, &str)] = &[
     ("src/iter/", 7, "iter"),
     ("src/lib.rs", 8, "root"),
     ("src/pool/mod.rs", 8, "root"),
+    ("src/guide.rs", 8, "root"),
 ];
 
 /// Module paths of the crate, each with its layer: the longest match wins.
