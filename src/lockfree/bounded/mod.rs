@@ -183,7 +183,8 @@ const SLOTS: usize = 16;
 const OWNER: usize = 15;
 
 /// The most rounds one steal (or the owner's last-element `pop`) runs:
-/// `4 * SLOTS` (G1 in `proofs/bounded.md`: at most `SLOTS` claims and
+/// `4 * SLOTS` (the round bound in the repository's `proofs/bounded.md`:
+/// at most `SLOTS` claims and
 /// withdrawals, `SLOTS` tag clears and `2 * (SLOTS - 1)` announces can
 /// change `top` before a pending request is served or withdrawn, and each
 /// round that does not return is matched to one of those changes). Every

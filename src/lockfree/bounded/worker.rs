@@ -29,7 +29,7 @@ pub struct BoundedWorker<T> {
     pub(super) buffer: Cell<*mut Buffer>,
     /// The owner's view of that buffer's slots, replaced with it.
     pub(super) slots: Cell<OwnerView>,
-    /// `push` writes below this index without loading `top` (G8).
+    /// `push` writes below this index without loading `top`.
     pub(super) push_limit: Cell<i64>,
     /// `top`'s index if only our own CASes (G11) moved it since a scan
     /// that left no delivered element behind (G10): then no element was
@@ -62,7 +62,7 @@ impl<T> BoundedWorker<T> {
     }
 
     /// An empty deque with `capacity` slots (rounded up to a power of two,
-    /// at least 2); one of them stays unused (G8).
+    /// at least 2); one of them stays unused.
     ///
     /// ```
     /// let worker = stealpool::deque::BoundedWorker::with_capacity(2);

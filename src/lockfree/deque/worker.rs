@@ -160,7 +160,8 @@ impl<T> Worker<T> {
     /// [`Steal::Empty`](crate::deque::Steal::Empty) for a push that is still on
     /// its way to the thief's core; a caller that must not miss such an
     /// element runs a heavy barrier of its own before stealing, as the
-    /// pool's sleepers do (D16 in `proofs/deque.md`).
+    /// pool's sleepers do (the repository's `proofs/deque.md` has the
+    /// argument).
     ///
     /// ```
     /// use stealpool::deque::{Steal, Worker};

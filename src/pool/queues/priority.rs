@@ -49,8 +49,8 @@ use std::cell::Cell;
 ///   urgent tasks queued together runs ahead of every queued task of a
 ///   lower level, and however many more urgent tasks keep arriving, a
 ///   waiting level gets one task in 9, 17 or 33 of a busy worker's, by
-///   distance. The argument and the exact bound are in
-///   `proofs/priority.md` (V5).
+///   distance. The argument and the exact bound are in the repository's
+///   `proofs/priority.md`.
 /// * **First in, first out per submitter, at every level.** At `Low`,
 ///   `High` and `Critical`, on any number of workers, and at `Normal` for
 ///   tasks queued from outside the pool once the pool has queued a task
@@ -82,7 +82,7 @@ use std::cell::Cell;
 ///   newest of a batch another worker took from outside, so a later task
 ///   may start well before an earlier one (as may the one batch a worker
 ///   takes just before it sees the pool's first task at another level).
-///   The argument is V7 and V8 in `proofs/priority.md`.
+///   The argument is in the repository's `proofs/priority.md`.
 ///
 ///   ```
 ///   use std::sync::{Arc, Mutex};
