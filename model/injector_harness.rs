@@ -3,7 +3,7 @@
 //!
 //! Compiled through `#[path]` into `model/loom_injector.rs`,
 //! `model/shuttle_injector.rs` and `tests/injector_queue.rs`, next to the
-//! queue's own source (`src/pool/injector_queue.rs`) and the sync facade, so
+//! queue's own source (`src/lockfree/injector/queue.rs`) and the sync facade, so
 //! that its counters are loom's, shuttle's or `std`'s as the harness's are.
 
 use crate::injector_queue::{Link, Linked, Queue};

@@ -1,4 +1,4 @@
-//! Loom models of the injector's queue (`src/pool/injector_queue.rs`): every
+//! Loom models of the injector's queue (`src/lockfree/injector/queue.rs`): every
 //! interleaving, within a preemption bound, under the C11 memory model.
 //!
 //! The queue's own source, its ordering table and the sync facade are
@@ -41,16 +41,16 @@ use loom_run::{explore, explore_bounds};
 #[path = "injector_harness.rs"]
 mod injector_harness;
 #[allow(dead_code)]
-#[path = "../src/pool/injector_ordering.rs"]
+#[path = "../src/lockfree/injector/ordering.rs"]
 mod injector_ordering;
 #[allow(dead_code)]
-#[path = "../src/pool/injector_queue.rs"]
+#[path = "../src/lockfree/injector/queue.rs"]
 mod injector_queue;
 #[allow(dead_code, unused_imports, clippy::all)]
-#[path = "../src/sync.rs"]
+#[path = "../src/sync/mod.rs"]
 mod sync;
 #[allow(dead_code, unused_imports, unused_macros)]
-#[path = "../src/weaken.rs"]
+#[path = "../src/sync/flags.rs"]
 mod weaken;
 
 use injector_harness::{pop_batch_in_run_order, FifoCheck, Item};

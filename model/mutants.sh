@@ -12,7 +12,7 @@
 #                                 replaced (added if new); the other rows stay
 #
 # Deque orderings are checked by model/loom_deque.rs (the bounded deque's,
-# src/deque/bounded/mod.rs, by model/loom_bounded.rs), pool orderings by
+# src/lockfree/bounded/mod.rs, by model/loom_bounded.rs), pool orderings by
 # model/loom_pool.rs, the injector's queue's by model/loom_injector.rs. Each mutant rebuilds only this crate (STEALPOOL_WEAKEN
 # is read by build.rs). A mutant passes the models -> "not caught"; the
 # hand-written part of proofs/orderings.md must then explain why, or the
@@ -35,11 +35,11 @@ export STEALPOOL_MODEL_BOUNDS=full
 
 # name<TAB>suite<TAB>kind<TAB>id<TAB>strong<TAB>weak
 list_mutants() {
-    for file in src/deque/ordering.rs src/deque/bounded/mod.rs src/pool/ordering.rs src/pool/injector_ordering.rs; do
+    for file in src/lockfree/deque/ordering.rs src/lockfree/bounded/mod.rs src/pool/kernel/ordering.rs src/lockfree/injector/ordering.rs; do
         case $file in
-            src/deque/bounded/mod.rs) suite=loom_bounded ;;
-            src/deque/*) suite=loom_deque ;;
-            src/pool/injector_ordering.rs) suite=loom_injector ;;
+            src/lockfree/bounded/mod.rs) suite=loom_bounded ;;
+            src/lockfree/injector/ordering.rs) suite=loom_injector ;;
+            src/lockfree/deque/ordering.rs) suite=loom_deque ;;
             *) suite=loom_pool ;;
         esac
         awk -v suite="$suite" '

@@ -9,7 +9,7 @@
 //! `WOKEN`), so the window counted holds the tasks and nothing of the
 //! pool's start or shutdown.
 //! Per task, in that window, it counts (through the pool's probes,
-//! `src/pool/probes.rs`, which count only in the model builds):
+//! `src/pool/kernel/probes.rs`, which count only in the model builds):
 //!
 //! * `POOL_LOCKS`: acquisitions of a lock shared by all workers (the
 //!   accounts lock of `block_in_place`; the sleep and wake path has none):

@@ -1,7 +1,7 @@
 //! Shuttle tests of the injector: many submitters, under randomized and PCT
 //! schedules.
 //!
-//! * The queue alone (`src/pool/injector_queue.rs`, compiled here from its
+//! * The queue alone (`src/lockfree/injector/queue.rs`, compiled here from its
 //!   own source on shuttle's atomics through the facade, as in
 //!   `model/loom_injector.rs`): four submitters push five values each while
 //!   two consumers run batches as workers do; every value runs at most once,
@@ -33,18 +33,18 @@
 #[path = "injector_harness.rs"]
 mod injector_harness;
 #[allow(dead_code)]
-#[path = "../src/pool/injector_ordering.rs"]
+#[path = "../src/lockfree/injector/ordering.rs"]
 mod injector_ordering;
 #[allow(dead_code)]
-#[path = "../src/pool/injector_queue.rs"]
+#[path = "../src/lockfree/injector/queue.rs"]
 mod injector_queue;
 #[path = "shuttle_run.rs"]
 mod shuttle_run;
 #[allow(dead_code, unused_imports, clippy::all)]
-#[path = "../src/sync.rs"]
+#[path = "../src/sync/mod.rs"]
 mod sync;
 #[allow(dead_code, unused_imports, unused_macros)]
-#[path = "../src/weaken.rs"]
+#[path = "../src/sync/flags.rs"]
 mod weaken;
 
 use injector_harness::{pop_batch_in_run_order, FifoCheck, Item};

@@ -203,7 +203,7 @@ step_miri() {
     # 57 s in a full local run, 75 s with one seed each before). Miri runs
     # the seeds of -Zmiri-many-seeds side by side, one per CPU, so on two
     # CPUs a second seed costs little. Its unit tests
-    # (src/deque/bounded/tests.rs) drive a delivery and an eviction (G10) by
+    # (src/lockfree/bounded/tests.rs) drive a delivery and an eviction (G10) by
     # hand, under Stacked Borrows once.
     local bounded_seeds=$((MIRI_SEEDS / 8 > 2 ? MIRI_SEEDS / 8 : 2))
     run miri_bounded 900 "bounded deque: UB, races, leaks" "Miri SB+TB, ${bounded_seeds} seeds each" -- \

@@ -226,7 +226,7 @@ impl<T> Stealer<T> {
 
     /// `steal_batch_and_pop` that returns the oldest of the stolen
     /// elements and moves the rest over: what the pool's workers run first
-    /// when they steal, the largest piece of work (`pool/worker/search.rs`).
+    /// when they steal, the largest piece of work (`pool/kernel/worker/search.rs`).
     pub(crate) fn steal_batch_and_pop_oldest(&self, dest: &Worker<T>) -> Steal<T> {
         self.steal_batch_keeping(dest, Keep::Oldest)
     }

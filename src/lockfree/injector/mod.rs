@@ -5,7 +5,7 @@
 //! Q8 and Q9):
 //!
 //! * **the intake**, the lock-free multi-producer queue of
-//!   `pool/injector_queue.rs` (Q1-Q6): a push is one CAS and never waits;
+//!   `lockfree/injector/queue.rs` (Q1-Q6): a push is one CAS and never waits;
 //!   each element travels in a node of its own, allocated by the push;
 //! * **a deque** (`proofs/deque.md`) whose top holds the oldest elements:
 //!   every steal steals from it, lock-free, as from any `Stealer`.
