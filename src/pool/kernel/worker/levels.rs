@@ -107,15 +107,8 @@ impl WorkerThread {
             // the order V8 rules out in a pool that used a level.
             return self.take_own_normal();
         }
-        if let Some(job) = self.local.pop() {
-            return Some(job);
-        }
-        // G12: our own plain spawned tasks, as in the plain search.
-        if let Some(job) = self.pop_bounded() {
-            return Some(job);
-        }
-        // Our own pending halves, when we help while waiting (F2).
-        if let Some(job) = self.joins.pop() {
+        // Our own deques first, as in the plain search.
+        if let Some(job) = self.pop_own_deques() {
             return Some(job);
         }
         let registry = &*self.registry;

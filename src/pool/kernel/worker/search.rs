@@ -32,18 +32,16 @@ impl WorkerThread {
     /// This worker's deque, its bounded deque (G12), its pending halves,
     /// then the injector.
     pub(super) fn take_own_normal(&self) -> Option<JobRef> {
-        if let Some(job) = self.local.pop() {
-            return Some(job);
-        }
-        // G12: our own plain spawned tasks, with `bounded_steals`.
-        if let Some(job) = self.pop_bounded() {
-            return Some(job);
-        }
-        // Our own pending halves, when we help while waiting (F2).
-        if let Some(job) = self.joins.pop() {
-            return Some(job);
-        }
-        self.take_injected()
+        self.pop_own_deques().or_else(|| self.take_injected())
+    }
+
+    /// This worker's own deques at `Normal`, in the one order both
+    /// searches use: its deque, its bounded deque of plain spawned tasks
+    /// (G12, with `bounded_steals`), then its pending `join` halves, when
+    /// it helps while waiting (F2).
+    #[inline]
+    pub(super) fn pop_own_deques(&self) -> Option<JobRef> {
+        self.local.pop().or_else(|| self.pop_bounded()).or_else(|| self.joins.pop())
     }
 
     /// A batch from the injectors, its node's first (Q10), moved to this
