@@ -291,21 +291,36 @@ pub(crate) fn collect(
         .iter()
         .map(|c| c.snapshot())
         .fold(WorkerStats::default(), add);
-    let all = || per_worker.iter().chain(std::iter::once(&spares));
-    let sum = |f: fn(&WorkerStats) -> u64| all().map(f).sum();
+    // The totals: every worker's share and the spares', added up by the
+    // one field-by-field sum below.
+    let total = per_worker.iter().copied().fold(spares, add);
+    let WorkerStats {
+        tasks_executed,
+        tasks_by_priority,
+        tasks_stolen,
+        steal_attempts,
+        successful_steals,
+        panicked,
+        joins_promoted,
+        steals_same_cache,
+        steals_same_node,
+        steals_remote,
+        pin_failures,
+        bounded_steals,
+    } = total;
     Stats {
-        tasks_executed: sum(|w| w.tasks_executed),
-        tasks_by_priority: std::array::from_fn(|level| all().map(|w| w.tasks_by_priority[level]).sum()),
-        tasks_stolen: sum(|w| w.tasks_stolen),
-        steal_attempts: sum(|w| w.steal_attempts),
-        successful_steals: sum(|w| w.successful_steals),
-        panicked: sum(|w| w.panicked),
-        joins_promoted: sum(|w| w.joins_promoted),
-        steals_same_cache: sum(|w| w.steals_same_cache),
-        steals_same_node: sum(|w| w.steals_same_node),
-        steals_remote: sum(|w| w.steals_remote),
-        pin_failures: sum(|w| w.pin_failures),
-        bounded_steals: sum(|w| w.bounded_steals),
+        tasks_executed,
+        tasks_by_priority,
+        tasks_stolen,
+        steal_attempts,
+        successful_steals,
+        panicked,
+        joins_promoted,
+        steals_same_cache,
+        steals_same_node,
+        steals_remote,
+        pin_failures,
+        bounded_steals,
         per_worker,
         spares,
         spare_threads_started: spare_counts.activations,
