@@ -19,4 +19,5 @@ pub(crate) mod scope;
 pub(crate) mod sleep;
 pub(crate) mod spares;
 pub(crate) mod stats;
+pub(crate) mod task_count;
 pub(crate) mod worker;

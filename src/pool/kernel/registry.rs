@@ -1,13 +1,13 @@
 //! The state a pool's workers share: deques' stealers, the injector, the
-//! sleep protocol, task accounting for `wait_all`, statistics.
+//! sleep protocol, the task count for `wait_all` (`task_count.rs`),
+//! statistics.
 
 use super::job::drop_payload;
 use super::job::HeapJob;
-use super::ordering::{
-    fence, COMPLETER_FENCE, PENDING_DONE, PENDING_LOAD, RELAXED, SLOT_MARK_RMW, TERMINATE_STORE, WAITER_FENCE,
-};
+use super::ordering::{RELAXED, SLOT_MARK_RMW, TERMINATE_STORE};
 use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
+use super::task_count::TaskCount;
 use super::worker::WorkerThread;
 use crate::lockfree::JobRef;
 use crate::lockfree::{BoundedLen, Stealer};
@@ -17,16 +17,11 @@ use crate::pool::placement::topology::{Distance, Placement, Topology};
 use crate::pool::queues::injector::SubmitQueues;
 use crate::pool::queues::priority::{Priority, PriorityQueues, SLOTS};
 use crate::sync::flags::bug;
-use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Condvar, Mutex};
+use crate::sync::{AtomicBool, AtomicI64, AtomicUsize};
 use crossbeam_utils::CachePadded;
 use std::any::Any;
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
-
-/// One task in the high half of `Registry::tasks`.
-const ONE_TASK: u64 = 1 << 32;
-/// The exempt count, the low half of `Registry::tasks`.
-const EXEMPT_MASK: u64 = ONE_TASK - 1;
 
 /// What the pool does with the panic of a `spawn`ed task.
 pub(crate) type PanicHandler = Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
@@ -48,17 +43,8 @@ pub(crate) struct Registry {
     pub(crate) sleep: Sleep,
     /// Set once by shutdown; workers exit when it is set and no work is left.
     terminating: AtomicBool,
-    /// Two counts in one word, so `wait_all` reads them in one snapshot
-    /// (at most 2^32 - 1 tasks outstanding: each holds at least one boxed
-    /// closure, so memory runs out long before)
-    /// (P1, P2): tasks (`spawn`, `submit`, `Scope::spawn`) queued or running,
-    /// in the high 32 bits; of those, the tasks on the stacks of worker
-    /// threads inside `wait_all`, which that call cannot wait for, in the low.
-    tasks: AtomicU64,
-    /// Threads outside the pool blocked in `wait_all` (P3).
-    idle_waiters: AtomicUsize,
-    idle_lock: Mutex<()>,
-    idle: Condvar,
+    /// The outstanding tasks, for `wait_all` (P1-P4).
+    tasks: TaskCount,
     pub(crate) counters: Box<[CachePadded<WorkerCounters>]>,
     /// H6: per slot, the index of its shared deque (`stealers`) from which
     /// on the `join` half it runs innermost pushed its work: where that
@@ -105,10 +91,7 @@ impl Registry {
             priority: PriorityQueues::new(level_stealers),
             sleep: Sleep::new(slots, workers),
             terminating: AtomicBool::new(false),
-            tasks: AtomicU64::new(0),
-            idle_waiters: AtomicUsize::new(0),
-            idle_lock: Mutex::new(()),
-            idle: Condvar::new(),
+            tasks: TaskCount::new(),
             counters: (0..slots)
                 .map(|_| CachePadded::new(WorkerCounters::default()))
                 .collect(),
@@ -285,30 +268,14 @@ impl Registry {
 
     /// Counts a task about to be queued; `task_done` ends it.
     pub(crate) fn count_task(&self) {
-        // P1: relaxed increment; the push that follows publishes the job,
-        // and the count only needs to be above zero before the job can end.
-        self.tasks.fetch_add(ONE_TASK, RELAXED);
+        self.tasks.add();
     }
 
     /// Records the end of a task that ran at `priority` (P1), waking
     /// `wait_all` callers if needed.
     pub(crate) fn task_done(&self, worker_index: usize, priority: Priority) {
         self.counters[worker_index].record(Event::Executed(priority));
-        // P1: release, so a `wait_all` that acquires the count (P4) sees the
-        // task's effects.
-        let before = self.tasks.fetch_sub(ONE_TASK, PENDING_DONE);
-        // Callers outside the pool wait for no task pending: only the task
-        // that ends the last one has anyone to wake.
-        if before >> 32 != 1 {
-            return;
-        }
-        // P3: SeqCst fence, the completer's half of a store-buffering pair
-        // with `wait_all`'s: either it sees us waiting, or we see it done.
-        fence(COMPLETER_FENCE);
-        if self.idle_waiters.load(RELAXED) > 0 {
-            let _guard = self.idle_lock.lock().unwrap_or_else(|e| e.into_inner());
-            self.idle.notify_all();
-        }
+        self.tasks.done();
     }
 
     /// Hands the panic of a `spawn`ed task to the panic handler.
@@ -335,8 +302,7 @@ impl Registry {
     }
 
     pub(crate) fn pending_tasks(&self) -> usize {
-        // P1: relaxed snapshot.
-        (self.tasks.load(RELAXED) >> 32) as usize
+        self.tasks.pending()
     }
 
     /// P4: whether every task that `wait_all` waits for has finished: all of
@@ -348,15 +314,7 @@ impl Registry {
         if bug!("wait_all_queues_only") && !from_worker {
             return !self.has_work();
         }
-        // Acquire pairs with P1's release: the finished tasks' effects are
-        // visible once this is true. One load: both counts at one instant.
-        let tasks = self.tasks.load(PENDING_LOAD);
-        let (pending, exempt) = (tasks >> 32, tasks & EXEMPT_MASK);
-        if from_worker {
-            pending == exempt
-        } else {
-            pending == 0
-        }
+        self.tasks.all_done(from_worker)
     }
 
     /// P4 from a thread that is not this pool's worker: whether every task
@@ -374,32 +332,16 @@ impl Registry {
                 let outer = worker.exempted();
                 let newly = worker.tasks_on_stack() - outer;
                 worker.set_exempted(outer + newly);
-                // P2: relaxed; this thread reads its own change, and for
-                // other workers the one-word snapshot in `all_done` is what
-                // matters (P4), not when they see this change.
-                self.tasks.fetch_add(newly as u64, RELAXED);
+                self.tasks.exempt(newly as u64, true);
                 while !self.all_done(true) {
                     if !worker.run_one_job() {
                         crate::sync::thread::yield_now();
                     }
                 }
-                self.tasks.fetch_sub(newly as u64, RELAXED);
+                self.tasks.exempt(newly as u64, false);
                 worker.set_exempted(outer);
             }
-            None => {
-                // P3: register, then a SeqCst fence, then check under the
-                // lock that completers take to notify.
-                self.idle_waiters.fetch_add(1, RELAXED);
-                fence(WAITER_FENCE);
-                let mut guard = self.idle_lock.lock().unwrap_or_else(|e| e.into_inner());
-                while !self.all_done(false) {
-                    guard = self.idle.wait(guard).unwrap_or_else(|e| e.into_inner());
-                }
-                drop(guard);
-                // P3: relaxed; a completer that still counts this waiter
-                // only notifies a condition variable nobody waits on.
-                self.idle_waiters.fetch_sub(1, RELAXED);
-            }
+            None => self.tasks.wait_outside(|| self.all_done(false)),
         }
     }
 

@@ -41,7 +41,10 @@ impl WorkerThread {
     /// it helps while waiting (F2).
     #[inline]
     pub(super) fn pop_own_deques(&self) -> Option<JobRef> {
-        self.local.pop().or_else(|| self.pop_bounded()).or_else(|| self.joins.pop())
+        self.local
+            .pop()
+            .or_else(|| self.pop_bounded())
+            .or_else(|| self.joins.pop())
     }
 
     /// A batch from the injectors, its node's first (Q10), moved to this
