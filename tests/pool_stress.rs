@@ -635,7 +635,7 @@ fn randomized_soak_of_every_api() {
     quiet_expected_panics();
     // Bounded in time and in rounds: a slow machine does fewer rounds.
     // `STEALPOOL_SOAK_SECONDS` shortens it where each round costs more
-    // (ThreadSanitizer's step, model/verify.sh).
+    // (ThreadSanitizer's step, model/scripts/verify.sh).
     let seconds = std::env::var("STEALPOOL_SOAK_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
