@@ -3,6 +3,8 @@
 //! Not every file uses every helper, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub mod pool;
+
 use std::any::Any;
 use std::future::Future;
 use std::panic;
