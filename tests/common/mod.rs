@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod pool;
+pub mod priority;
 
 use std::any::Any;
 use std::future::Future;
