@@ -3,6 +3,7 @@
 //! Not every file uses every helper, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub mod combined;
 pub mod pool;
 pub mod priority;
 
