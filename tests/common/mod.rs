@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod combined;
+pub mod par_iter;
 pub mod pool;
 pub mod priority;
 
