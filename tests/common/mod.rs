@@ -7,6 +7,7 @@ pub mod combined;
 pub mod par_iter;
 pub mod pool;
 pub mod priority;
+pub mod stress;
 
 use std::any::Any;
 use std::future::Future;
