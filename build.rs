@@ -7,7 +7,7 @@
 //! same as `--cfg stealpool_bug="NAME"`. See `proofs/orderings.md`.
 //!
 //! The variables apply only when stealpool is a package the user builds
-//! (`cargo test` in this repository, `model/mutants.sh`), never when it is
+//! (`cargo test` in this repository, `model/scripts/mutants.sh`), never when it is
 //! built as a dependency of another crate: a variable left in the
 //! environment must not hand a weakened deque to a program that depends on
 //! stealpool. Cargo tells a build script nothing about that when it runs,

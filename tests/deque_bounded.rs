@@ -6,7 +6,7 @@
 //! these too (scaled down) for data races, use-after-free and leaks on the
 //! unsafe paths (slot reads by requesters, buffer growth, drop).
 
-#[path = "../model/bounded_ops.rs"]
+#[path = "../model/support/bounded_ops.rs"]
 mod bounded_ops;
 
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::*};

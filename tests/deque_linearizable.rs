@@ -2,8 +2,8 @@
 //! Linearizability of the deque on real threads: many short rounds, each an
 //! owner doing random pushes and pops while two thieves steal, every round's
 //! history checked against the sequential specification by
-//! `model/linearizability.rs` (the same checker the shuttle harness
-//! `model/lin_deque.rs` drives).
+//! `model/lin/linearizability.rs` (the same checker the shuttle harness
+//! `model/lin/deque.rs` drives).
 //!
 //! Each operation is bracketed by two `fetch_add`s on one `SeqCst` counter
 //! (invoke and return timestamps). The counter's modification order is a
@@ -22,9 +22,9 @@
 //! `STEALPOOL_LIN_RACES=N` the second's floor of genuine races (for hunting
 //! a mutant: see `proofs/linearizability.md`).
 
-#[path = "../model/lin_record.rs"]
+#[path = "../model/lin/record.rs"]
 mod lin_record;
-#[path = "../model/linearizability.rs"]
+#[path = "../model/lin/linearizability.rs"]
 mod linearizability;
 
 mod common;

@@ -1,12 +1,12 @@
 #![cfg(not(any(feature = "loom", feature = "shuttle")))]
 //! Property tests: random operation sequences on the deque, each step
-//! compared with the reference model (`model/reference.rs`).
+//! compared with the reference model (`model/support/reference.rs`).
 //!
-//! The check itself is `model/deque_ops.rs`, the same function the
+//! The check itself is `model/support/deque_ops.rs`, the same function the
 //! `deque_ops` fuzz target runs on nightly; proptest drives it here on stable
 //! so every `cargo test` runs it, and shrinks a failure to a short sequence.
 
-#[path = "../model/deque_ops.rs"]
+#[path = "../model/support/deque_ops.rs"]
 mod deque_ops;
 
 use deque_ops::{check_ops, Op, Side};

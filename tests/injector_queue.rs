@@ -11,7 +11,7 @@
 #![cfg(not(any(feature = "loom", feature = "shuttle")))]
 
 #[allow(dead_code)]
-#[path = "../model/injector_harness.rs"]
+#[path = "../model/support/injector_harness.rs"]
 mod injector_harness;
 #[allow(dead_code)]
 #[path = "../src/lockfree/injector/queue.rs"]

@@ -6,7 +6,7 @@
 //! uninitialized read is visible.
 //!
 //! Sized for Miri, which CI runs over several seeds under both Stacked and
-//! Tree Borrows (`model/verify.sh miri`); on real threads they are
+//! Tree Borrows (`model/scripts/verify.sh miri`); on real threads they are
 //! ordinary tests.
 
 use std::panic::{self, AssertUnwindSafe};

@@ -1,7 +1,7 @@
 #![cfg(not(any(feature = "loom", feature = "shuttle")))]
 //! The pool's handles and `when_all`/`zip` on real threads, judged by the
 //! same sequential specification as the shuttle driver
-//! (`model/lin_pool.rs`, `model/handle_spec.rs`; `proofs/linearizability.md`,
+//! (`model/lin/pool.rs`, `model/lin/handle_spec.rs`; `proofs/linearizability.md`,
 //! "The pool's objects").
 //!
 //! Each call is bracketed by two ticks of one `SeqCst` counter. A call
@@ -18,7 +18,7 @@
 //! any run needed, and asserts the floor was reached: no round's timing
 //! decides the verdict, every history is checked.
 
-#[path = "../model/handle_spec.rs"]
+#[path = "../model/lin/handle_spec.rs"]
 mod handle_spec;
 
 use handle_spec::{Call, Op, Value};

@@ -6,7 +6,7 @@
 //! pools.
 //!
 //! They are sized for Miri, which CI runs over many seeds under both Stacked
-//! Borrows and Tree Borrows (`model/verify.sh miri`): each seed is another
+//! Borrows and Tree Borrows (`model/scripts/verify.sh miri`): each seed is another
 //! schedule, so a completion signalled while a frame still holds a protected
 //! borrow of what the waiter frees shows up as undefined behaviour on some
 //! seed. On real threads they are ordinary tests.

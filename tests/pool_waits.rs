@@ -399,7 +399,7 @@ fn a_task_joining_its_own_handle_beneath_it_panics() {
 }
 
 /// rayon-core's `panic_b_still_executes` (join/test.rs), ported: a pool
-/// of one worker per available CPU, so `model/verify.sh` runs it pinned
+/// of one worker per available CPU, so `model/scripts/verify.sh` runs it pinned
 /// to one CPU too, where nobody can steal `b`.
 #[test]
 fn rayon_core_panic_b_still_executes() {

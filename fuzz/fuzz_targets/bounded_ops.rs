@@ -1,14 +1,14 @@
 //! Fuzz target `bounded_ops`: the fuzzer's bytes become a capacity and a
 //! sequence of operations on the bounded deque (`deque::BoundedWorker`,
 //! three `BoundedStealer`s), checked against a `VecDeque` by
-//! `model/bounded_ops.rs` (which `tests/deque_bounded.rs` also runs on
+//! `model/support/bounded_ops.rs` (which `tests/deque_bounded.rs` also runs on
 //! pseudo-random inputs on stable).
 //!
 //!     cargo +nightly fuzz run bounded_ops
 
 #![no_main]
 
-#[path = "../../model/bounded_ops.rs"]
+#[path = "../../model/support/bounded_ops.rs"]
 mod bounded_ops;
 
 use libfuzzer_sys::fuzz_target;

@@ -1,6 +1,6 @@
 //! Fuzz target `deque_ops`: the fuzzer's bytes become a capacity and a
 //! sequence of deque operations, which `check_ops` runs on the real deque and
-//! on the reference model side by side (see `model/deque_ops.rs`; the
+//! on the reference model side by side (see `model/support/deque_ops.rs`; the
 //! proptest suite in `tests/deque_proptest.rs` runs the same function on
 //! stable).
 //!
@@ -12,7 +12,7 @@
 
 #![no_main]
 
-#[path = "../../model/deque_ops.rs"]
+#[path = "../../model/support/deque_ops.rs"]
 mod deque_ops;
 
 use arbitrary::{Arbitrary, Result, Unstructured};

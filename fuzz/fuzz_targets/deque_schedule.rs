@@ -1,10 +1,10 @@
 //! Fuzz target `deque_schedule`: the fuzzer's bytes choose the operations of
 //! a deque's owner and two thieves *and* every scheduling decision of the
-//! shuttle execution that runs them (`model/schedule.rs`: the input layout,
+//! shuttle execution that runs them (`model/support/schedule.rs`: the input layout,
 //! the byte-fed scheduler, the checks, and how to replay a failure). The
 //! same body runs on stable under proptest, and the committed crash corpus
 //! `fuzz/crashes/deque_schedule/` is replayed there
-//! (`model/shuttle_schedule.rs`).
+//! (`model/shuttle/schedule.rs`).
 //!
 //! Needs the `schedule` feature, which builds stealpool against shuttle:
 //! `cargo +nightly fuzz run --features schedule deque_schedule`.
@@ -13,7 +13,7 @@
 
 // The pool half of the shared file serves `pool_schedule`.
 #[allow(dead_code)]
-#[path = "../../model/schedule.rs"]
+#[path = "../../model/support/schedule.rs"]
 mod schedule;
 
 use arbitrary::{Arbitrary, Result, Unstructured};

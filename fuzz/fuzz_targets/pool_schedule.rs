@@ -1,11 +1,11 @@
 //! Fuzz target `pool_schedule`: the fuzzer's bytes choose what a thread
 //! outside a two-worker pool does (spawns from outside and from inside,
 //! joins, submits, scopes, `wait_all`, then the shutdown) *and* every
-//! scheduling decision of the shuttle execution that runs it (`model/schedule.rs`: the input layout,
+//! scheduling decision of the shuttle execution that runs it (`model/support/schedule.rs`: the input layout,
 //! the byte-fed scheduler, the checks, and how to replay a failure). The
 //! same body runs on stable under proptest, and the committed crash corpus
 //! `fuzz/crashes/pool_schedule/` is replayed there
-//! (`model/shuttle_schedule.rs`).
+//! (`model/shuttle/schedule.rs`).
 //!
 //! Needs the `schedule` feature, which builds stealpool against shuttle:
 //! `cargo +nightly fuzz run --features schedule pool_schedule`.
@@ -14,7 +14,7 @@
 
 // The deque half of the shared file serves `deque_schedule`.
 #[allow(dead_code)]
-#[path = "../../model/schedule.rs"]
+#[path = "../../model/support/schedule.rs"]
 mod schedule;
 
 use arbitrary::{Arbitrary, Result, Unstructured};

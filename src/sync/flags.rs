@@ -3,7 +3,7 @@
 //! its one-step-weaker mutant, selected at build time with
 //! `RUSTFLAGS='--cfg stealpool_weaken="NAME"'` (or `STEALPOOL_WEAKEN=NAME`,
 //! see `build.rs`); every protocol mistake put back on purpose is a name
-//! of [`bug!`], selected with `--cfg stealpool_bug="NAME"`. `model/mutants.sh` builds each mutant and runs the loom
+//! of [`bug!`], selected with `--cfg stealpool_bug="NAME"`. `model/scripts/mutants.sh` builds each mutant and runs the loom
 //! models against it; `proofs/orderings.md` records what they find.
 
 /// Declares ordering constants and their mutants:

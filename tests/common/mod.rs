@@ -3,6 +3,12 @@
 //! Not every file uses every helper, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub mod combined;
+pub mod par_iter;
+pub mod pool;
+pub mod priority;
+pub mod stress;
+
 use std::any::Any;
 use std::future::Future;
 use std::panic;

@@ -16,8 +16,8 @@
 //! `proofs/injector.md`.
 //!
 //! Generic and free of the pool's types so that the model checkers and Miri
-//! can run this very file on its own (`model/loom_injector.rs`,
-//! `model/shuttle_injector.rs`, `tests/injector_queue.rs`).
+//! can run this very file on its own (`model/loom/injector.rs`,
+//! `model/shuttle/injector.rs`, `tests/injector_queue.rs`).
 
 use super::ordering::{PUSH_CAS, RELAXED, TAKE_SWAP};
 use crate::sync::flags::bug;

@@ -310,7 +310,7 @@ impl Registry {
     fn all_done(&self, from_worker: bool) -> bool {
         // `--cfg stealpool_bug="wait_all_queues_only"`: a caller outside
         // the pool waits only until no job is queued, not until every task
-        // has finished (`model/lin_pool.rs` catches it).
+        // has finished (`model/lin/pool.rs` catches it).
         if bug!("wait_all_queues_only") && !from_worker {
             return !self.has_work();
         }

@@ -492,7 +492,7 @@ pub(crate) fn when_all<R: Send + 'static>(
     drop(job);
     // `--cfg stealpool_bug="when_all_reversed"` pairs the inputs with the
     // cells in reverse, so the values come out in reverse input order
-    // (`model/lin_pool.rs` catches it).
+    // (`model/lin/pool.rs` catches it).
     let continuations: Vec<_> = if bug!("when_all_reversed") {
         continuations.into_iter().rev().collect()
     } else {

@@ -532,7 +532,7 @@ impl<R: Send> JoinHandle<R> {
     pub fn is_finished(&self) -> bool {
         // `--cfg stealpool_bug="finished_early"` answers from the claim
         // (H3): `true` once a thread has started the task, before its
-        // result is there (`model/lin_pool.rs` catches it).
+        // result is there (`model/lin/pool.rs` catches it).
         // SAFETY: the handle's reference keeps the job, and its claim.
         if bug!("finished_early") && unsafe { self.claim.as_ref() }.runner() != 0 {
             return true;

@@ -1,0 +1,686 @@
+//! Loom models of the pool: every interleaving of a small pool, within a
+//! preemption bound, under the C11 memory model.
+//!
+//! The pool's worker threads are loom threads here, so each model is a whole
+//! pool's life: build, use through the public API, drop (which drains the
+//! queues and joins every worker). What the models look for:
+//!
+//! * **lost wake-ups**: the thread that waits for the work (an outside
+//!   caller blocked on a `JoinHandle`, `join`, `scope` or `wait_all`) blocks
+//!   until a worker runs it, so a worker asleep with the work stranded in a
+//!   queue leaves every thread blocked, which loom reports as a deadlock
+//!   (`deadlock; threads = [...]`). Its panic then unwinds through the
+//!   pool's frames, whose destructors call back into a loom execution that
+//!   has ended, so the test binary aborts (SIGABRT) right after the message;
+//!   each model prints its name before it starts, so the log says which one;
+//! * **work run exactly once**: counters checked after the pool's drop;
+//! * **publication**: results travel through loom `UnsafeCell`s, so a
+//!   missing happens-before edge between the task that writes and the caller
+//!   that reads (latches L1/L2, `wait_all` P1/P4, scopes C1) is a causality
+//!   error;
+//! * **leaks**: loom checks at the end of every execution that each of its
+//!   `Arc`s (the registry, the handles' packets, the counters here) was
+//!   freed, and that every thread finished.
+//!
+//! Every model:
+//! * runs `loom::model::Builder` with a preemption bound set here, in code
+//!   (it overrides `LOOM_MAX_PREEMPTIONS`), stated above the test with its
+//!   floor;
+//! * counts its executions with a plain `std` atomic (outside the facade) and
+//!   fails below that floor, so a harness that explores next to nothing
+//!   cannot pass; the floors are about half the executions observed.
+//!
+//! A pool of `n` workers is `n + 1` loom threads with the caller, so pools
+//! have 1 or 2 workers (loom allows 5 threads). Under loom a worker looks
+//! for work once before it sleeps (`IDLE_ROUNDS`), so its way to sleep is
+//! short and the race with a producer is explored at every step of it.
+//!
+//! Loom treats SeqCst loads, stores and read-modify-writes as AcqRel but
+//! handles `fence(SeqCst)`, and does not explore load buffering.
+//!
+//! Run with `cargo test --features loom --test loom_pool` (the quick bounds;
+//! `STEALPOOL_MODEL_BOUNDS=full` for the bounds stated here, `support/bounds.rs`);
+//! each model prints a line as it starts and one as it ends.
+
+#[path = "../support/loom_run.rs"]
+mod loom_run;
+use loom::cell::UnsafeCell;
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::Arc;
+use loom_run::{explore, explore_bounds, progress};
+use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
+use stealpool::ThreadPool;
+#[path = "../support/signal.rs"]
+mod signal;
+use signal::Signal;
+
+/// A number written by one thread and read by another through loom-checked
+/// memory: loom fails the read if the write does not happen before it.
+struct Slot(UnsafeCell<usize>);
+
+// SAFETY: the models only read a slot after the pool has said the write is
+// done (a latch, `wait_all`, a scope's end); loom checks exactly that.
+unsafe impl Sync for Slot {}
+
+impl Slot {
+    fn new() -> Self {
+        Slot(UnsafeCell::new(0))
+    }
+
+    /// Adds one: a read and a write, so a second, unordered run of the same
+    /// work is a data race as well as a wrong count.
+    fn bump(&self) {
+        // SAFETY: see `Sync`; loom reports any concurrent access.
+        self.0.with_mut(|value| unsafe { *value += 1 });
+    }
+
+    fn get(&self) -> usize {
+        // SAFETY: as above.
+        self.0.with(|value| unsafe { *value })
+    }
+}
+
+// Preemption bound 5, floor 35000 (78225 executions observed).
+//
+// Submit vs park, one worker: the caller submits while the worker is on its
+// way to sleep (S1 registration, S2 fence, final check, wait), then blocks
+// on the handle. If the worker's final check misses the job and the caller's
+// S3/S4 misses the registration, both threads block: a loom deadlock. The
+// second submission races the worker's second way to sleep, after it has
+// been woken once and has run a job.
+#[test]
+fn submit_vs_park_1_worker() {
+    explore_bounds("submit_vs_park_1_worker", (5, 35_000), (3, 1500), || {
+        let pool = ThreadPool::new(1);
+        let ran = Arc::new(AtomicUsize::new(0));
+        for round in 1..=2 {
+            let task_ran = ran.clone();
+            let handle = pool.submit(move || task_ran.fetch_add(1, Ordering::Relaxed) + 10);
+            assert_eq!(handle.join().unwrap(), 10 + round - 1);
+        }
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 2, "a task ran twice or never");
+    });
+}
+
+// Preemption bound 2, floor 35000 (57867 executions observed with a lock
+// per sleeper, S8-S9, and the sleepers word, S7). At bound 3 it explored 1073742 executions with the
+// pool-wide sleep lock and about a quarter more with one lock per sleeper,
+// some 300 s of CI; bound 2 still catches both fences of the pair it is
+// about (`sleeper_fence`, `producer_fence` each deadlock it, checked with
+// `MUTANT_MODELS=submit_vs_park_2_workers model/scripts/mutants.sh sleeper_fence
+// producer_fence`); `block_after_spawn` keeps bound 3, which the S3 fence
+// on local pushes needs.
+//
+// Submit vs park, two workers: at most one searches (S5), so the job may be
+// pushed while one worker searches and the other sleeps; the producer wakes
+// nobody then, and the searcher's own final check (S2 against S3) must find
+// the job.
+#[test]
+fn submit_vs_park_2_workers() {
+    explore_bounds("submit_vs_park_2_workers", (2, 35_000), (1, 870), || {
+        let pool = ThreadPool::new(2);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let task_ran = ran.clone();
+        let handle = pool.submit(move || task_ran.fetch_add(1, Ordering::Relaxed) + 7);
+        assert_eq!(handle.join().unwrap(), 7);
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 1, "the task ran twice or never");
+    });
+}
+
+// Preemption bound 2, floor 75000 (380934 executions observed).
+//
+// Two jobs for two workers: the first wakes a sleeper or finds a searcher;
+// the second may land while that worker still counts as searching, so only
+// wake chaining (S5, the last searcher to find work wakes a sleeper) or a
+// final check gets it run.
+#[test]
+fn submit_two_vs_park_2_workers() {
+    explore_bounds("submit_two_vs_park_2_workers", (2, 75_000), (1, 3800), || {
+        let pool = ThreadPool::new(2);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let handles: Vec<_> = (0..2)
+            .map(|i| {
+                let task_ran = ran.clone();
+                pool.submit(move || {
+                    task_ran.fetch_add(1, Ordering::Relaxed);
+                    i
+                })
+            })
+            .collect();
+        for (i, handle) in handles.into_iter().enumerate() {
+            assert_eq!(handle.join().unwrap(), i);
+        }
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 2, "a task ran twice or never");
+    });
+}
+
+// Idle, one worker: preemption bound 6, floor 1 (4 executions observed:
+// the drop's `wake_all` takes the worker's lock before or after the worker
+// registers, and nothing else conflicts). Idle, two workers: bound 3, floor
+// 8700 (12749 with the sleepers word, S7; with a lock per sleeping slot,
+// bound 4 took 182 626, eleven times the 16 351 it took with one sleep
+// lock, so the full bound is 3). Pending, one worker: bound 6, floor 140
+// (703). Pending, two workers: bound 2, floor 9700 (56684; 19521 with one
+// sleep lock).
+//
+// Shutdown vs park: the pool is dropped while its workers start, search or
+// fall asleep, with nothing queued or with tasks still queued. Every queued
+// task runs exactly once before the drop returns (X1: a worker leaves only
+// when the pool is terminating and its final check, under the accounts
+// lock, finds no work), and every worker thread ends, or the drop's join blocks
+// forever.
+#[test]
+fn shutdown_vs_park() {
+    explore("shutdown_vs_park_idle", 6, 1, || {
+        drop(ThreadPool::new(1));
+    });
+    explore_bounds("shutdown_vs_park_idle_2_workers", (3, 8700), (3, 8700), || {
+        drop(ThreadPool::new(2));
+    });
+    explore("shutdown_vs_park_pending", 6, 140, || {
+        let pool = ThreadPool::new(1);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let task_ran = ran.clone();
+        pool.spawn(move || {
+            task_ran.fetch_add(1, Ordering::Relaxed);
+        });
+        drop(pool);
+        assert_eq!(
+            ran.load(Ordering::Relaxed),
+            1,
+            "the pending task ran twice or never"
+        );
+    });
+    explore_bounds("shutdown_vs_park_pending_2_workers", (2, 9700), (1, 550), || {
+        let pool = ThreadPool::new(2);
+        let ran = Arc::new(AtomicUsize::new(0));
+        for _ in 0..2 {
+            let task_ran = ran.clone();
+            pool.spawn(move || {
+                task_ran.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        drop(pool);
+        assert_eq!(
+            ran.load(Ordering::Relaxed),
+            2,
+            "a pending task ran twice or never"
+        );
+    });
+}
+
+// Preemption bound 2, floor 39000 (95578 executions observed).
+//
+// A join latch set vs its waiter going to sleep. `join` from outside the
+// pool installs `join(a, b)` on a worker, which pushes `b` on its deque and
+// runs `a`. The other worker may steal `b`; the joiner then waits for `b`,
+// finds nothing forked beneath it to help with, and parks on its latch
+// alone (H6: SLEEPING under the sleep lock, S6) while the thief finishes
+// `b` and sets the latch (L1), which must wake it; the model asserts that
+// some execution parked. `--cfg stealpool_bug="park_unannounced"` parks
+// without telling the latch: a deadlock. Both halves write borrowed stack slots, read after `join`
+// returns: `b`'s write reaches the caller through L1/L2 and the install's
+// lock latch.
+#[test]
+fn join_latch_vs_sleep() {
+    let parked_before = stealpool::model_probes::WAITS_PARKED.count();
+    // Quick bound 2 as well: at bound 1 the half is stolen in a dozen
+    // executions and none parks, and the park is what the model is for.
+    explore_bounds("join_latch_vs_sleep", (2, 39_000), (2, 39_000), || {
+        let pool = ThreadPool::new(2);
+        let (a, b) = (Slot::new(), Slot::new());
+        let (ra, rb) = pool.join(
+            || {
+                a.bump();
+                1
+            },
+            || {
+                b.bump();
+                2
+            },
+        );
+        assert_eq!((ra, rb), (1, 2));
+        assert_eq!(
+            (a.get(), b.get()),
+            (1, 1),
+            "a half of the join ran twice or never"
+        );
+        drop(pool);
+    });
+    let parked = stealpool::model_probes::WAITS_PARKED.count() - parked_before;
+    progress::line(format_args!(
+        "join_latch_vs_sleep: the joiner parked on its latch in {parked} executions"
+    ));
+    assert!(
+        parked > 0,
+        "no execution parked a join on its latch: the model misses H6's park"
+    );
+}
+
+// Preemption bound 2, floor 30000 (109151 executions observed).
+//
+// A scope's latch set vs its waiter going to sleep: the scope's task is
+// pushed on the scope's worker's deque; the other worker may steal it and
+// end the scope (C1, the last decrement sets the `WorkerLatch`) while the
+// scope's worker parks on that latch (H7, as H6's park; the model asserts
+// that some execution parked, and `park_unannounced` deadlocks it). The task writes a slot on the
+// caller's stack, read after `scope` returns (C1 acquire-release chain).
+#[test]
+fn scope_latch_vs_sleep() {
+    let parked_before = stealpool::model_probes::WAITS_PARKED.count();
+    explore_bounds("scope_latch_vs_sleep", (2, 30_000), (1, 1700), || {
+        let pool = ThreadPool::new(2);
+        let slot = Slot::new();
+        let slot_ref = &slot;
+        pool.scope(|s| s.spawn(move |_| slot_ref.bump()));
+        assert_eq!(slot.get(), 1, "the scope's task ran twice or never");
+        drop(pool);
+    });
+    let parked = stealpool::model_probes::WAITS_PARKED.count() - parked_before;
+    progress::line(format_args!(
+        "scope_latch_vs_sleep: the scope parked on its latch in {parked} executions"
+    ));
+    assert!(
+        parked > 0,
+        "no execution parked a scope on its latch: the model misses H7's park"
+    );
+}
+
+// Preemption bound 2, floor 45000 (91409 executions observed).
+//
+// A handle joined on a worker (H3, H4): a task on a worker submits a
+// subtask and joins its handle at once. The joiner claims the subtask and
+// runs it in place, or the other worker claims it first from the injector
+// and the joiner parks on a `LockLatch` registered in the packet, which
+// the other worker sets under the packet's lock (H1, H2). Either way the
+// subtask runs once; the loser of the claim only drops the queue's
+// reference. `--cfg stealpool_bug="claim_ignored"` lets the queue's entry
+// run a task its joiner ran in place: "a submitted task ran twice".
+#[test]
+fn handle_latch_vs_sleep() {
+    explore_bounds("handle_latch_vs_sleep", (2, 45_000), (1, 1400), || {
+        let pool = ThreadPool::new(2);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let task_ran = ran.clone();
+        let value = pool.install(|| {
+            pool.submit(move || task_ran.fetch_add(1, Ordering::Relaxed) + 5)
+                .join()
+                .unwrap()
+        });
+        assert_eq!(value, 5);
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 1, "the subtask ran twice or never");
+    });
+}
+
+// One worker: preemption bound 6, floor 2400 (7480 executions observed).
+// Two workers: bound 2, floor 15000 (55867).
+//
+// `wait_all` from outside with one task in flight: the caller registers as
+// an idle waiter (P3) while the task ends (P1, then the completer's fence
+// and its read of the waiters); either the caller sees the task done or the
+// task sees the caller waiting and notifies it, or the caller blocks
+// forever. The task's write must be visible once `wait_all` returns (P1
+// release, P4 acquire).
+#[test]
+fn wait_all_outside() {
+    explore("wait_all_outside", 6, 2400, || {
+        let pool = ThreadPool::new(1);
+        let slot = Arc::new(Slot::new());
+        let task_slot = slot.clone();
+        pool.spawn(move || task_slot.bump());
+        pool.wait_all();
+        assert_eq!(slot.get(), 1, "the task ran twice or never");
+        assert_eq!(pool.pending_tasks(), 0);
+        drop(pool);
+    });
+    explore_bounds("wait_all_outside_2_workers", (2, 15_000), (1, 860), || {
+        let pool = ThreadPool::new(2);
+        let slot = Arc::new(Slot::new());
+        let task_slot = slot.clone();
+        pool.spawn(move || task_slot.bump());
+        pool.wait_all();
+        assert_eq!(slot.get(), 1, "the task ran twice or never");
+        drop(pool);
+    });
+}
+
+// A task spawns a child and then blocks outside the pool until the child
+// has run. The child must not be stranded on the blocked worker's deque
+// while the other worker sleeps: local pushes pay the S3 fence too (see
+// proofs/sleep.md, S3). Skipping that fence for a worker's own deque (the
+// bug flag `local_push_unfenced`) makes this model deadlock at preemption
+// bound 2 (bound 1 passes even then), as does `producer_fence`.
+// Bound: 2. Floor: 28 000 executions (56 355 observed, 2026-11-26). At
+// bound 3 it explored 1 517 586 executions, some 300 to 460 s of CI on
+// its own, and catches nothing bound 2 misses: when the model was first
+// written it needed bound 3 (and the pool's sleep had a pool-wide lock and
+// a submitted task did not claim itself, H3, both of which added steps).
+#[test]
+fn block_after_spawn() {
+    explore_bounds("block_after_spawn", (2, 28_000), (1, 600), || {
+        let pool = std::sync::Arc::new(ThreadPool::new(2));
+        let spawner = pool.clone();
+        let handle = pool.submit(move || {
+            let signal = Arc::new(Signal::new());
+            let done = signal.clone();
+            spawner.spawn(move || done.raise());
+            signal.wait();
+        });
+        handle.join().unwrap();
+        std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
+    });
+}
+
+// As `block_after_spawn`, through `join`: a task joins two closures, the
+// first of which blocks outside the pool until the second has run. The
+// second sits on the blocked worker's deque and must not be stranded there
+// while the other worker sleeps: `join`'s push announces it (S3) like any
+// other, and the sleeper's final check (S2) sees it. Without S3 (or S2)
+// the model deadlocks already at this bound; at bound 3 it runs 2 320 867
+// executions in about five minutes, beyond CI's budget, and passes too.
+// Bound: 2. Floor: 32 000 executions (61 977 observed with the sleepers
+// word, S7; 42 796 with a count in every attention word, once the owner
+// took its half back with `pop_biased`, with no fast-path load of `top`;
+// 75 703 before; the `no_rescue` and
+// `pending_unchecked` bugs are caught as before).
+#[test]
+fn join_then_block() {
+    explore_bounds("join_then_block", (2, 32_000), (1, 720), || {
+        let pool = std::sync::Arc::new(ThreadPool::new(2));
+        let joiner = pool.clone();
+        let handle = pool.submit(move || {
+            let signal = Signal::new();
+            joiner.join(|| signal.wait(), || signal.raise());
+        });
+        handle.join().unwrap();
+        std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
+    });
+}
+
+// Bound: 2. Floor: 32 000 executions (62 619 observed).
+//
+// `join_then_block` on a pool with `max_pending_joins(1)` (F6): the outer
+// half is the first pending one, so it is published and must be taken by
+// the other worker while its owner blocks; the `join` nested in the first
+// half finds one half pending and runs inline when its attention word and
+// the sleepers word are zero (nobody sleeps, nobody asks), or publishes as
+// usual when they are not.
+// Both halves of the inner `join` run exactly once either way, and over all
+// executions some inner `join` ran inline, so the model covers that path.
+// `--cfg stealpool_bug="pending_limit_ignored"` runs the outer `join`
+// inline too: its first half then waits for its second forever (caught as
+// a deadlock).
+#[test]
+fn limited_join_then_block() {
+    explore_bounds("limited_join_then_block", (2, 32_000), (1, 720), || {
+        let pool = std::sync::Arc::new(
+            ThreadPool::builder()
+                .num_threads(2)
+                .max_pending_joins(1)
+                .build()
+                .unwrap(),
+        );
+        let joiner = pool.clone();
+        let (x, y) = (Arc::new(Slot::new()), Arc::new(Slot::new()));
+        let (x2, y2) = (x.clone(), y.clone());
+        let handle = pool.submit(move || {
+            let signal = Signal::new();
+            joiner.join(
+                || {
+                    joiner.join(|| x2.bump(), || y2.bump());
+                    signal.wait();
+                },
+                || signal.raise(),
+            );
+        });
+        handle.join().unwrap();
+        assert_eq!(
+            (x.get(), y.get()),
+            (1, 1),
+            "a half of the inner join ran twice or never"
+        );
+        std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
+    });
+    assert!(
+        stealpool::model_probes::INLINE_JOINS.count() > 0,
+        "no execution ran a join inline: the model misses F6"
+    );
+}
+
+/// Promotions seen over all executions of `join_promote_vs_take`.
+static PROMOTIONS: StdAtomicUsize = StdAtomicUsize::new(0);
+
+// Preemption bound 2, floor 29000 (105190 executions observed).
+//
+// Lazy promotion (`proofs/fork.md`): a worker runs a `join` whose first
+// half joins again, while the other worker, out of work, asks it for work
+// (F3) and, unanswered, takes the pending half directly (F4). The inner
+// `join` polls the request and may promote the outer half to its shared
+// deque, where the other worker steals it, or the owner finds it again
+// (F2). Every half runs exactly once, its write reaches the caller, and no
+// wake-up is lost; over all executions some promotion happened, so the
+// model covers that path too.
+#[test]
+fn join_promote_vs_take() {
+    explore("join_promote_vs_take", 2, 29_000, || {
+        let pool = ThreadPool::new(2);
+        let (a, b, c) = (Slot::new(), Slot::new(), Slot::new());
+        pool.install(|| {
+            pool.join(
+                || {
+                    pool.join(|| a.bump(), || b.bump());
+                },
+                || c.bump(),
+            )
+        });
+        assert_eq!(
+            (a.get(), b.get(), c.get()),
+            (1, 1, 1),
+            "a half of a join ran twice or never"
+        );
+        PROMOTIONS.fetch_add(pool.stats().joins_promoted as usize, StdOrdering::Relaxed);
+        drop(pool);
+    });
+    assert!(
+        PROMOTIONS.load(StdOrdering::Relaxed) > 0,
+        "no execution promoted a pending join half: the model misses F3"
+    );
+}
+
+// Preemption bound 3, floor 38000 (70418 executions observed).
+//
+// A wait that crosses pools, each pool with one worker: the caller installs
+// on pool `a`, whose worker installs on pool `b` and so waits on a
+// `CrossPoolLatch` of its own pool while `b`'s worker runs the job. Waiting,
+// `a`'s worker finds no work in its own pool and falls asleep on that latch
+// (S6), while `b`'s worker finishes, takes its own reference to `a`'s
+// registry (J3) and sets the latch (L1), which must wake it. Had the worker
+// blocked outside its pool's protocol, nothing would change here; the model
+// checks that sleeping inside it loses no wake-up and that the job's write
+// reaches the caller (L1/L2, then the outer install's lock latch).
+#[test]
+fn cross_pool_install() {
+    explore_bounds("cross_pool_install", (3, 38_000), (2, 3700), || {
+        let a = ThreadPool::new(1);
+        let b = ThreadPool::new(1);
+        let slot = Slot::new();
+        let value = a.install(|| {
+            b.install(|| {
+                slot.bump();
+                7
+            })
+        });
+        assert_eq!((value, slot.get()), (7, 1), "the job ran twice or never");
+        drop(b);
+        drop(a);
+    });
+}
+
+// Preemption bound 3, floor 130000 (193062 executions observed).
+//
+// The round trip of the review's first program, one worker per pool: `a`'s
+// worker waits on `b`, whose worker joins on `a`: that job can only run on
+// `a`'s worker, inside its cross-pool wait. Blocking either worker outside
+// its pool deadlocks here; a lost wake-up on either latch does too.
+#[test]
+fn cross_pool_round_trip() {
+    explore_bounds("cross_pool_round_trip", (3, 130_000), (1, 240), || {
+        let a = ThreadPool::new(1);
+        let b = ThreadPool::new(1);
+        let value = a.install(|| b.install(|| a.join(|| 1, || 2)));
+        assert_eq!(value, (1, 2));
+        drop(b);
+        drop(a);
+    });
+}
+
+// Preemption bound 5, floor 8000 (23699 executions observed).
+//
+// K1: a continuation attached from outside while the worker completes its
+// task: attached before the completion, `complete` delivers it; after, the
+// attaching thread does and schedules the job through the injector (K3).
+// Either way it runs once, on the worker, and sees the task's write (the
+// packet mutex, then the push). Lost (the attach and the completion
+// missing each other) the outside `join` blocks forever: a deadlock.
+#[test]
+fn then_attach_vs_complete() {
+    explore_bounds("then_attach_vs_complete", (5, 8000), (4, 2200), || {
+        let pool = ThreadPool::new(1);
+        let slot = Arc::new(Slot::new());
+        let task_slot = slot.clone();
+        let head = pool.submit(move || {
+            task_slot.bump();
+            1
+        });
+        let then_slot = slot.clone();
+        let next = head.then(move |x| {
+            assert_eq!(then_slot.get(), 1, "the continuation ran before its task");
+            then_slot.bump();
+            x + 1
+        });
+        assert_eq!(next.join().unwrap(), 2);
+        drop(pool);
+        assert_eq!(slot.get(), 2, "the task or its continuation ran twice or never");
+    });
+}
+
+// Preemption bound 2, floor 7500 (20559 executions observed).
+//
+// K2: `when_all` of two tasks of two one-worker pools, so the inputs may
+// arrive at once from two workers (on one worker, or with the caller
+// delivering, some mutex orders every arrival before the next). Each
+// delivers its result into its own cell and counts down; exactly one sees
+// the count reach zero and schedules the gathering job, which reads both
+// cells: never twice, never lost (the join would block forever), each
+// value in its place. Two pools are three loom threads with the caller, as
+// one pool of two workers, with a fraction of the latter's executions.
+// K2's acquire is what `when_all_arrivals_inline` checks: here the last
+// arrival's push, whose S3 barrier is a SeqCst fence under loom, would
+// acquire for it.
+#[test]
+fn when_all_arrivals() {
+    explore_bounds("when_all_arrivals", (2, 7500), (1, 270), || {
+        let here = ThreadPool::new(1);
+        let there = ThreadPool::new(1);
+        let handles = vec![here.submit(|| 10), there.submit(|| 20)];
+        let all = here.when_all(handles);
+        assert_eq!(all.join().unwrap(), [10, 20]);
+        drop(there);
+        drop(here);
+    });
+}
+
+// Preemption bound 1, floor 1400 (4700 executions observed).
+//
+// K2 again, where the last arrival reads the inputs itself: the gathering
+// pool shuts down while two tasks of two other pools finish, so the last
+// arrival finds every worker gone (X2) and runs the job in place. On the
+// way through a live pool the last arrival pushes the job, and the push's
+// S3 barrier, a SeqCst fence under loom, would acquire for it (on hardware
+// it is a compiler fence); here nothing but K2's acquire orders the other
+// worker's cell before the read.
+#[test]
+fn when_all_arrivals_inline() {
+    explore("when_all_arrivals_inline", 1, 1400, || {
+        let gather = ThreadPool::new(1);
+        let first = ThreadPool::new(1);
+        let second = ThreadPool::new(1);
+        let all = gather.when_all(vec![first.submit(|| 10), second.submit(|| 20)]);
+        drop(gather);
+        assert_eq!(all.join().unwrap(), [10, 20]);
+        drop(first);
+        drop(second);
+    });
+}
+
+// Preemption bound 3, floor 4000 (16421 executions observed).
+//
+// K3, X2: a continuation attached to a finished task while the pool shuts
+// down: either a worker is still there (it checks for work under the sleep
+// lock before it leaves, so it finds the job) or every worker has left and
+// the attaching thread runs it. Pushed after the last worker left, it
+// would never run: the final `join` would block forever.
+#[test]
+fn then_vs_shutdown() {
+    explore("then_vs_shutdown", 3, 4000, || {
+        let pool = ThreadPool::new(1);
+        let head = pool.submit(|| 3);
+        pool.wait_all();
+        let attach = loom::thread::spawn(move || head.then(|x| x * 2));
+        drop(pool);
+        let next = attach.join().unwrap();
+        assert_eq!(next.join().unwrap(), 6);
+    });
+}
+
+// Bound: 1. Floor: 4500 executions (8823 observed).
+//
+// H4: task A submits S and joins S's handle; task B, submitted after A,
+// joins A's handle; two workers and no spare (pools under loom have none
+// unless asked). A's worker runs S in place if nobody has started it (H3),
+// or parks; B's worker parks on A. Under the rule H4 replaced (`--cfg
+// stealpool_bug="wait_runs_any"`: a waiting worker runs any job), A's
+// worker may take B on top of A's wait, and B then waits for A beneath it
+// forever: the model fails (a spin loom stops at its branch limit).
+#[test]
+fn dependent_handles_on_two_workers() {
+    explore("dependent_handles_on_two_workers", 1, 4500, || {
+        let pool = std::sync::Arc::new(ThreadPool::new(2));
+        let inner = pool.clone();
+        let a = pool.submit(move || inner.submit(|| 1).join().unwrap() + 1);
+        let b = pool.submit(move || a.join().unwrap() + 1);
+        assert_eq!(b.join().unwrap(), 3);
+        std::sync::Arc::try_unwrap(pool).ok().unwrap().shutdown();
+    });
+}
+
+// Bound: 1. Floor: 380 executions (869 observed; 38 901 at bound 2, in
+// over a minute, where `ready_load` is caught as at bound 1).
+//
+// K4: a `zip` of two tasks of two one-worker pools, joined by a task of the
+// first pool, on its only worker: if both inputs are there, the joiner
+// claims the continuation and runs it in place, reading the cell the other
+// pool's worker wrote, ordered only by the arrivals count (K2's release,
+// `READY_LOAD`'s acquire); if not, it parks (no spare) and the last
+// arrival wakes it to run the job itself (`mark_ready`), since nobody else
+// is left to take it from the queue. `--cfg stealpool_weaken="ready_load"`
+// makes the read of the cell a causality violation.
+#[test]
+fn continuation_joined_in_place() {
+    explore("continuation_joined_in_place", 1, 380, || {
+        let here = ThreadPool::new(1);
+        let there = ThreadPool::new(1);
+        let both = here.submit(|| 10).zip(there.submit(|| 20));
+        let sum = here.submit(move || {
+            let (a, b) = both.join().unwrap();
+            a + b
+        });
+        assert_eq!(sum.join().unwrap(), 30);
+        drop(there);
+        drop(here);
+    });
+}

@@ -1,0 +1,181 @@
+#![cfg(not(any(feature = "loom", feature = "shuttle")))]
+//! The parallel iterators' sources and targets beyond ranges and slices:
+//! `par_bridge`, the std collections, `Option` and `Result`,
+//! `par_sort_unstable` of `Send` elements, and inclusive ranges longer than
+//! `usize`, against the sequential std iterators on pools of 1 and 2
+//! workers.
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::panic;
+use stealpool::prelude::*;
+
+mod common;
+use common::par_iter::{data, on_pools, SIZES};
+use common::{message, quiet_expected_panics_or};
+
+#[test]
+fn par_bridge_sees_every_item_once() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            let mut got: Vec<u64> = v.iter().copied().par_bridge().map(|x| x * 2).collect();
+            got.sort_unstable();
+            let mut expected: Vec<u64> = v.iter().map(|x| x * 2).collect();
+            expected.sort_unstable();
+            assert_eq!(got, expected);
+            assert_eq!(v.iter().par_bridge().count(), v.len());
+            assert_eq!(v.iter().par_bridge().sum::<u64>(), v.iter().sum());
+            let found = v.iter().par_bridge().find_any(|&&x| x == 999);
+            assert_eq!(found, v.iter().find(|&&x| x == 999));
+            // An iterator that is not fused: `next` after its end is not called.
+            let mut left = n;
+            let unfused = std::iter::from_fn(move || {
+                assert!(left != u64::MAX, "next called after the end");
+                left = left.checked_sub(1).unwrap_or(u64::MAX);
+                (left != u64::MAX).then_some(left)
+            });
+            assert_eq!(unfused.par_bridge().count(), n as usize);
+        }
+    });
+}
+
+#[test]
+fn collections_as_sources_and_targets_match_std() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            let sorted = |mut x: Vec<u64>| {
+                x.sort_unstable();
+                x
+            };
+            let map: HashMap<u64, u64> = v.iter().map(|&x| (x, x * 2)).collect();
+            let pairs = |m: &HashMap<u64, u64>| sorted(m.iter().map(|(k, v)| k * 10_000 + v).collect());
+            assert_eq!(
+                sorted(map.par_iter().map(|(k, v)| k * 10_000 + v).collect()),
+                pairs(&map)
+            );
+            let mut map2 = map.clone();
+            map2.par_iter_mut().for_each(|(_, v)| *v += 1);
+            assert!(map2.iter().all(|(k, v)| *v == k * 2 + 1));
+            assert_eq!(
+                sorted(map.clone().into_par_iter().map(|(k, v)| k * 10_000 + v).collect()),
+                pairs(&map)
+            );
+            let set: HashSet<u64> = v.par_iter().copied().collect();
+            assert_eq!(set, v.iter().copied().collect::<HashSet<_>>());
+            assert_eq!(set.par_iter().count(), set.len());
+            assert_eq!(set.clone().into_par_iter().sum::<u64>(), set.iter().sum());
+            let tree: BTreeMap<u64, usize> = v.par_iter().enumerate().map(|(i, &x)| (x, i)).collect();
+            assert_eq!(
+                tree,
+                v.iter()
+                    .enumerate()
+                    .map(|(i, &x)| (x, i))
+                    .collect::<BTreeMap<_, _>>()
+            );
+            let keys: Vec<u64> = tree.par_iter().map(|(k, _)| *k).collect();
+            assert_eq!(keys, tree.keys().copied().collect::<Vec<_>>());
+            let mut tree2 = tree.clone();
+            tree2.par_iter_mut().for_each(|(_, i)| *i += 1);
+            assert!(tree2.iter().all(|(k, i)| tree[k] + 1 == *i));
+            assert_eq!(
+                tree.clone().into_par_iter().collect::<Vec<_>>(),
+                tree.into_iter().collect::<Vec<_>>()
+            );
+            let bset: BTreeSet<u64> = v.par_iter().copied().collect();
+            assert_eq!(
+                bset.par_iter().copied().collect::<Vec<_>>(),
+                bset.iter().copied().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                bset.clone().into_par_iter().collect::<Vec<_>>(),
+                bset.into_iter().collect::<Vec<_>>()
+            );
+            let deque: VecDeque<u64> = v.par_iter().copied().collect();
+            assert_eq!(deque, v.iter().copied().collect::<VecDeque<_>>());
+            assert_eq!(deque.par_iter().copied().collect::<Vec<_>>(), v);
+            assert_eq!(
+                deque.into_par_iter().rev().collect::<Vec<_>>(),
+                v.iter().rev().copied().collect::<Vec<_>>()
+            );
+            let list: LinkedList<u64> = v.par_iter().copied().collect();
+            assert_eq!(list, v.iter().copied().collect::<LinkedList<_>>());
+            assert_eq!(list.into_par_iter().collect::<Vec<_>>(), v);
+            let heap: BinaryHeap<u64> = v.par_iter().copied().collect();
+            assert_eq!(sorted(heap.par_iter().copied().collect()), sorted(v.clone()));
+            assert_eq!(sorted(heap.into_par_iter().collect()), sorted(v.clone()));
+        }
+        let mut some = Some(3);
+        assert_eq!(some.par_iter().copied().collect::<Vec<_>>(), [3]);
+        some.par_iter_mut().for_each(|x| *x += 1);
+        assert_eq!(some.into_par_iter().chain(None).collect::<Vec<_>>(), [4]);
+        assert_eq!(None::<u8>.into_par_iter().count(), 0);
+        let mut ok: Result<u8, ()> = Ok(1);
+        ok.par_iter_mut().for_each(|x| *x += 1);
+        assert_eq!(ok.par_iter().copied().sum::<u8>(), 2);
+        assert_eq!(ok.into_par_iter().len(), 1);
+        assert_eq!(Err::<u8, ()>(()).into_par_iter().len(), 0);
+    });
+}
+
+#[test]
+fn par_sort_unstable_sorts_send_only_elements() {
+    on_pools(|| {
+        for n in [0u64, 1, 7, 5_000, 9_001] {
+            let v = data(n);
+            let mut expected = v.clone();
+            expected.sort_unstable();
+            let mut cells: Vec<Cell<u64>> = v.iter().copied().map(Cell::new).collect();
+            cells.par_sort_unstable_by_key(Cell::get);
+            assert!(cells.iter().map(Cell::get).eq(expected.iter().copied()));
+            cells.par_sort_unstable_by(|a, b| b.get().cmp(&a.get()));
+            assert!(cells.iter().map(Cell::get).eq(expected.iter().rev().copied()));
+            let mut plain = v.clone();
+            plain.par_sort_unstable();
+            assert_eq!(plain, expected);
+        }
+    });
+}
+
+#[test]
+fn inclusive_ranges_longer_than_usize_iterate_unindexed() {
+    on_pools(|| {
+        let all = || (0..=u64::MAX).into_par_iter();
+        assert_eq!(all().opt_len(), None);
+        // The answers lie in the first piece, which one worker runs first.
+        assert_eq!(all().find_first(|&x| x > 5), Some(6));
+        assert!(all().any(|x| x == 3));
+        assert_eq!(all().map(|x| x / 2).find_first(|&x| x == 4), Some(4));
+        assert_eq!(all().filter(|x| x % 3 == 2).find_first(|_| true), Some(2));
+        assert_eq!(all().chain(0..3u64).find_first(|&x| x == 1), Some(1));
+        assert_eq!(
+            (i64::MIN..=i64::MAX)
+                .into_par_iter()
+                .find_first(|&x| x > i64::MIN + 1),
+            Some(i64::MIN + 2)
+        );
+        assert_eq!((0..=usize::MAX).into_par_iter().find_any(|&x| x == 2), Some(2));
+        // One item fewer fits in `usize`, and stays indexed.
+        assert_eq!((1..=u64::MAX).into_par_iter().len(), usize::MAX);
+        assert_eq!((1..=u64::MAX).into_par_iter().opt_len(), Some(usize::MAX));
+        assert_eq!(
+            (1..=u64::MAX).into_par_iter().rev().take(2).collect::<Vec<_>>(),
+            [u64::MAX, u64::MAX - 1]
+        );
+        // The indexed methods need a length, and say so (rayon's inclusive
+        // 64-bit ranges have no indexed methods at all).
+        // (Kept off stderr: the default panic hook is slow under the
+        // thread sanitizer.)
+        quiet_expected_panics_or(|p| message(p).is_some_and(|m| m.contains("range too long")));
+        let panic = panic::catch_unwind(|| all().len()).expect_err("no usize length");
+        assert!(message(&*panic).unwrap().contains("range too long for usize"));
+        // Small inclusive ranges are unchanged.
+        assert_eq!(
+            (250..=255u8).into_par_iter().collect::<Vec<_>>(),
+            [250, 251, 252, 253, 254, 255]
+        );
+        let (high, low) = (5u32, 4u32);
+        assert_eq!((high..=low).into_par_iter().count(), 0);
+    });
+}
