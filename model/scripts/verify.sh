@@ -2,8 +2,9 @@
 # The whole verification gauntlet in one command, with a summary table.
 #
 #   model/scripts/verify.sh            everything, with the bounds CI uses
-#   model/scripts/verify.sh STEP...    only these steps (fmt clippy flags msrv minver test pinned stack loom
-#                              shuttle lin lin_mutants fuzz miri tsan mutants_smoke mutants)
+#   model/scripts/verify.sh STEP...    only these steps (fmt clippy flags msrv minver test peers typed
+#                              pinned stack loom shuttle lin lin_mutants fuzz miri tsan
+#                              mutants_smoke mutants)
 #
 # Each step runs under `timeout`, logs to target/verify/STEP.log, and adds a
 # row to the summary: property, checker, executions, time, result. Model
@@ -110,6 +111,24 @@ step_clippy() {
 }
 
 step_test() { run test 1200 "API, stress, proptest, doc" "cargo test (real threads)" -- cargo test; }
+
+# crossbeam-deque's own tests, taken from the cargo registry when this runs
+# (never copied into the tree), against stealpool::deque; only the FIFO
+# flavour's tests are cut, each listed in the log.
+step_peers() {
+    run peers 900 "crossbeam-deque's own tests" "cargo test (registry)" -- bash model/scripts/crossbeam_tests.sh
+}
+
+# The commands the README and CONTRIBUTING.md give users, exactly as typed:
+# every test target runs under the feature or is compiled out there, and
+# the models run their quick bounds (no STEALPOOL_MODEL_BOUNDS in the
+# environment). The full bounds run in the loom and shuttle steps.
+step_typed() {
+    run typed_loom 1500 "as typed: cargo test --features loom" "loom, quick bounds" -- \
+        env -u STEALPOOL_MODEL_BOUNDS cargo test --features loom
+    run typed_shuttle 1500 "as typed: cargo test --features shuttle" "shuttle, quick bounds" -- \
+        env -u STEALPOOL_MODEL_BOUNDS cargo test --features shuttle
+}
 
 step_loom() {
     # About 12 minutes here until 2026-11-26 (653 s and 713 s, 2 cores,
@@ -349,7 +368,7 @@ step_mutants_smoke() {
 }
 
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv minver test pinned stack loom shuttle lin lin_mutants fuzz miri tsan mutants_smoke)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv minver test peers typed pinned stack loom shuttle lin lin_mutants fuzz miri tsan mutants_smoke)
 
 printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
 printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"
