@@ -46,6 +46,8 @@ fn this_thread(outside: usize) -> usize {
 #[derive(Default)]
 struct Recorder {
     clock: AtomicU64,
+    /// Bit `handle` set once that handle's body has started.
+    started: AtomicU64,
     calls: Mutex<Vec<Call>>,
     runs: Mutex<Vec<(usize, u64, u64)>>,
 }
@@ -85,6 +87,7 @@ impl Recorder {
         let recorder = self.clone();
         move || {
             let start = recorder.tick();
+            recorder.started.fetch_or(1 << handle, SeqCst);
             for _ in 0..200 {
                 std::hint::spin_loop();
             }
@@ -119,7 +122,7 @@ impl Recorder {
         })
     }
 
-    fn is_finished<R: Send>(&self, thread: usize, handle: &JoinHandle<R>, number: usize) {
+    fn is_finished<R: Send>(&self, thread: usize, handle: &JoinHandle<R>, number: usize) -> bool {
         self.call(
             thread,
             || handle.is_finished(),
@@ -127,7 +130,7 @@ impl Recorder {
                 handle: number,
                 finished,
             },
-        );
+        )
     }
 
     fn join(&self, thread: usize, handle: JoinHandle<u64>, number: usize) -> u64 {
@@ -148,6 +151,14 @@ impl Recorder {
             handle_spec::linearizable(&calls, handles),
             "the handles' history is NOT linearizable: {calls:#?}"
         );
+    }
+
+    /// Whether `is_finished` or `poll` on `handle` was called and answered
+    /// inside a run of `body`.
+    fn asked_while_running(&self, handle: usize, body: usize) -> bool {
+        let calls = self.calls.lock().unwrap();
+        let runs = self.runs.lock().unwrap();
+        handle_spec::asked_while_running(&calls, &runs, handle, body)
     }
 
     /// Whether a call on `handle` overlapped a run of `body`.
@@ -188,31 +199,40 @@ fn poll_or_join(recorder: &Recorder, thread: usize, mut handle: JoinHandle<u64>,
     recorder.join(thread, handle, number);
 }
 
-/// Runs `round` until `FLOOR` of its histories overlapped, at most
-/// `MAX_ROUNDS` times; returns (rounds, overlapping histories).
-fn until_floor(name: &str, mut round: impl FnMut() -> bool) -> (usize, usize) {
-    let (mut rounds, mut overlapping) = (0, 0);
-    while overlapping < FLOOR && rounds < MAX_ROUNDS {
+/// Runs `round` until `FLOOR` of its histories overlapped in each of the
+/// `K` ways it reports, at most `MAX_ROUNDS` times; returns the rounds.
+fn until_floor<const K: usize>(name: &str, kinds: [&str; K], mut round: impl FnMut() -> [bool; K]) -> usize {
+    let (mut rounds, mut overlapping) = (0, [0usize; K]);
+    while overlapping.iter().any(|&count| count < FLOOR) && rounds < MAX_ROUNDS {
         rounds += 1;
-        overlapping += usize::from(round());
+        for (count, hit) in overlapping.iter_mut().zip(round()) {
+            *count += usize::from(hit);
+        }
     }
-    println!("{name}: {overlapping} overlapping histories in {rounds} rounds, every one linearizable");
-    assert!(
-        overlapping >= FLOOR,
-        "{name}: only {overlapping} of {rounds} histories had a call during a task's run, below the floor of {FLOOR}"
-    );
-    (rounds, overlapping)
+    for (kind, count) in kinds.iter().zip(overlapping) {
+        println!("{name}: {count} histories with {kind} in {rounds} rounds, every one linearizable");
+        assert!(
+            count >= FLOOR,
+            "{name}: only {count} of {rounds} histories had {kind}, below the floor of {FLOOR}"
+        );
+    }
+    rounds
 }
 
-/// Three tasks on two workers: one outside thread asks `is_finished` and
-/// joins the first, another polls the second as a future, the main thread
-/// attaches a `then` to the third and joins its handle. Every history is
-/// checked; a history counts toward the floor when the first task was
-/// asked `is_finished` or the second polled while it ran.
+/// Three tasks on two workers: one outside thread waits for the first to
+/// start, asks `is_finished` until it answers `true` (at most eight times)
+/// and joins it,
+/// another polls the second as a future, the main thread attaches a `then`
+/// to the third and joins its handle. Every history is checked. Two
+/// floors: histories where a call on the first or second task overlapped
+/// its run, and histories where `is_finished` or `poll` was called and
+/// answered while its task ran, the overlap that catches a handle saying
+/// it is finished too early (`finished_early`, in every run).
 #[test]
 fn handles_are_linearizable_on_real_threads() {
     let pool = ThreadPool::new(2);
-    until_floor("handles", || {
+    let kinds = ["a call overlapping a run", "is_finished or poll answered inside a run"];
+    until_floor("handles", kinds, || {
         let recorder = Recorder::new();
         let a = pool.submit(recorder.body(0, 10));
         let b = pool.submit(recorder.body(1, 20));
@@ -220,8 +240,17 @@ fn handles_are_linearizable_on_real_threads() {
         let watcher = {
             let recorder = recorder.clone();
             thread::spawn(move || {
-                recorder.is_finished(1, &a, 0);
-                recorder.is_finished(1, &a, 0);
+                // The race gated: ask once the body has started (or the
+                // handle says it is done), so that the answer usually
+                // falls inside the run.
+                while recorder.started.load(SeqCst) & 1 == 0 && !a.is_finished() {
+                    std::hint::spin_loop();
+                }
+                for _ in 0..8 {
+                    if recorder.is_finished(1, &a, 0) {
+                        break;
+                    }
+                }
                 recorder.join(1, a, 0);
             })
         };
@@ -230,12 +259,15 @@ fn handles_are_linearizable_on_real_threads() {
             thread::spawn(move || poll_or_join(&recorder, 2, b, 1))
         };
         let d = recorder.then(c, 2, 3);
-        recorder.is_finished(3, &d, 3);
+        let _ = recorder.is_finished(3, &d, 3);
         assert_eq!(recorder.join(3, d, 3), 31);
         watcher.join().unwrap();
         poller.join().unwrap();
         recorder.check(4);
-        recorder.observed_while_running(0, 0) || recorder.observed_while_running(1, 1)
+        [
+            recorder.observed_while_running(0, 0) || recorder.observed_while_running(1, 1),
+            recorder.asked_while_running(0, 0) || recorder.asked_while_running(1, 1),
+        ]
     });
 }
 
@@ -246,7 +278,7 @@ fn handles_are_linearizable_on_real_threads() {
 #[test]
 fn when_all_and_zip_are_linearizable_on_real_threads() {
     let pool = ThreadPool::new(2);
-    until_floor("when_all and zip", || {
+    until_floor("when_all and zip", ["is_finished of when_all while an input ran"], || {
         let recorder = Recorder::new();
         let inputs: Vec<_> = (0..3)
             .map(|i| pool.submit(recorder.body(i, i as u64 + 1)))
@@ -269,7 +301,7 @@ fn when_all_and_zip_are_linearizable_on_real_threads() {
         let watcher = {
             let recorder = recorder.clone();
             thread::spawn(move || {
-                recorder.is_finished(1, &all, 3);
+                let _ = recorder.is_finished(1, &all, 3);
                 recorder.call(
                     1,
                     || all.join().expect("no input panicked"),
@@ -315,6 +347,6 @@ fn when_all_and_zip_are_linearizable_on_real_threads() {
         assert_eq!(recorder.join(3, made, 7), 78);
         watcher.join().unwrap();
         recorder.check(8);
-        (0..3).any(|input| recorder.observed_while_running(3, input))
+        [(0..3).any(|input| recorder.observed_while_running(3, input))]
     });
 }

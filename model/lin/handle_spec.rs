@@ -172,3 +172,17 @@ pub fn observed_while_running(
             .any(|call| handle_of(&call.op) == Some(handle) && call.invoke < end && start < call.ret)
     })
 }
+
+/// Whether `is_finished` or `poll` on `handle` was called and returned
+/// inside a run of `body`: the overlap that shows a handle claiming to be
+/// finished before its result is there (the `finished_early` mutant),
+/// which a call that merely overlaps the run's start or end cannot show.
+pub fn asked_while_running(calls: &[Call], runs: &[(usize, u64, u64)], handle: usize, body: usize) -> bool {
+    runs.iter().filter(|run| run.0 == body).any(|&(_, start, end)| {
+        calls.iter().any(|call| {
+            matches!(call.op, Op::IsFinished { handle: h, .. } | Op::Poll { handle: h, .. } if h == handle)
+                && start < call.invoke
+                && call.ret < end
+        })
+    })
+}
