@@ -231,7 +231,10 @@ fn until_floor<const K: usize>(name: &str, kinds: [&str; K], mut round: impl FnM
 #[test]
 fn handles_are_linearizable_on_real_threads() {
     let pool = ThreadPool::new(2);
-    let kinds = ["a call overlapping a run", "is_finished or poll answered inside a run"];
+    let kinds = [
+        "a call overlapping a run",
+        "is_finished or poll answered inside a run",
+    ];
     until_floor("handles", kinds, || {
         let recorder = Recorder::new();
         let a = pool.submit(recorder.body(0, 10));
@@ -278,75 +281,79 @@ fn handles_are_linearizable_on_real_threads() {
 #[test]
 fn when_all_and_zip_are_linearizable_on_real_threads() {
     let pool = ThreadPool::new(2);
-    until_floor("when_all and zip", ["is_finished of when_all while an input ran"], || {
-        let recorder = Recorder::new();
-        let inputs: Vec<_> = (0..3)
-            .map(|i| pool.submit(recorder.body(i, i as u64 + 1)))
-            .collect();
-        let all = {
+    until_floor(
+        "when_all and zip",
+        ["is_finished of when_all while an input ran"],
+        || {
+            let recorder = Recorder::new();
+            let inputs: Vec<_> = (0..3)
+                .map(|i| pool.submit(recorder.body(i, i as u64 + 1)))
+                .collect();
+            let all = {
+                let invoke = recorder.tick();
+                let all = pool.when_all(inputs);
+                // A combination's step is the pool's: nobody sees it return.
+                recorder.push(
+                    1,
+                    invoke,
+                    u64::MAX,
+                    Op::Combine {
+                        handle: 3,
+                        inputs: vec![0, 1, 2],
+                    },
+                );
+                all
+            };
+            let watcher = {
+                let recorder = recorder.clone();
+                thread::spawn(move || {
+                    let _ = recorder.is_finished(1, &all, 3);
+                    recorder.call(
+                        1,
+                        || all.join().expect("no input panicked"),
+                        |values| Op::Join {
+                            handle: 3,
+                            value: values.clone(),
+                        },
+                    );
+                })
+            };
+            let left = pool.submit(recorder.body(4, 7));
+            let right = pool.submit(recorder.body(5, 8));
             let invoke = recorder.tick();
-            let all = pool.when_all(inputs);
-            // A combination's step is the pool's: nobody sees it return.
+            let zipped = left.zip(right);
             recorder.push(
-                1,
+                3,
                 invoke,
                 u64::MAX,
                 Op::Combine {
-                    handle: 3,
-                    inputs: vec![0, 1, 2],
+                    handle: 6,
+                    inputs: vec![4, 5],
                 },
             );
-            all
-        };
-        let watcher = {
-            let recorder = recorder.clone();
-            thread::spawn(move || {
-                let _ = recorder.is_finished(1, &all, 3);
-                recorder.call(
-                    1,
-                    || all.join().expect("no input panicked"),
-                    |values| Op::Join {
-                        handle: 3,
-                        value: values.clone(),
-                    },
-                );
-            })
-        };
-        let left = pool.submit(recorder.body(4, 7));
-        let right = pool.submit(recorder.body(5, 8));
-        let invoke = recorder.tick();
-        let zipped = left.zip(right);
-        recorder.push(
-            3,
-            invoke,
-            u64::MAX,
-            Op::Combine {
-                handle: 6,
-                inputs: vec![4, 5],
-            },
-        );
-        let then_invoke = recorder.tick();
-        let made = {
-            let recorder = recorder.clone();
-            zipped.then(move |pair| {
-                let start = recorder.tick();
-                let (l, r) = pair;
-                recorder.push(
-                    this_thread(0),
-                    then_invoke,
-                    start,
-                    Op::Deliver {
-                        handle: 6,
-                        value: vec![l, r],
-                    },
-                );
-                recorder.ended(7, start, vec![l * 10 + r]);
-                l * 10 + r
-            })
-        };
-        assert_eq!(recorder.join(3, made, 7), 78);
-        watcher.join().unwrap();
-        recorder.check(8);
-        [(0..3).any(|input| recorder.observed_while_running(3, input))]
-    });
+            let then_invoke = recorder.tick();
+            let made = {
+                let recorder = recorder.clone();
+                zipped.then(move |pair| {
+                    let start = recorder.tick();
+                    let (l, r) = pair;
+                    recorder.push(
+                        this_thread(0),
+                        then_invoke,
+                        start,
+                        Op::Deliver {
+                            handle: 6,
+                            value: vec![l, r],
+                        },
+                    );
+                    recorder.ended(7, start, vec![l * 10 + r]);
+                    l * 10 + r
+                })
+            };
+            assert_eq!(recorder.join(3, made, 7), 78);
+            watcher.join().unwrap();
+            recorder.check(8);
+            [(0..3).any(|input| recorder.observed_while_running(3, input))]
+        },
+    );
 }

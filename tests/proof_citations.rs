@@ -3,7 +3,8 @@
 //! and every atomic operation and barrier outside the sync facade and the
 //! tests has a step cited on its line or in the eight lines above it (its
 //! comment). A renamed step, a new atomic without its reason, or a proof
-//! step the code no longer cites fails here.
+//! step the code no longer cites fails here; so does a weakening or bug
+//! flag that `proofs/orderings.md` gives no row with a verdict.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -228,4 +229,72 @@ fn every_atomic_operation_cites_a_step() {
         "atomic operations with no proof step cited within {COMMENT_WINDOW} lines above:\n{}",
         bare.join("\n")
     );
+}
+
+/// The mutation switches the code declares: every `weakened "NAME"` of an
+/// `orderings!` table and every name of `bug!` in `src/sync/flags.rs`.
+fn declared_flags(sources: &[(PathBuf, String)]) -> BTreeSet<String> {
+    let mut flags = BTreeSet::new();
+    for (path, text) in sources {
+        for line in text.lines().filter(|line| comment(line).is_none()) {
+            if let Some(at) = line.find("weakened \"") {
+                let name = &line[at + "weakened \"".len()..];
+                flags.insert(name[..name.find('"').expect("a closed name")].to_owned());
+            }
+            if relative(path) == "src/sync/flags.rs" {
+                if let Some(rest) = line.trim_start().strip_prefix("(\"") {
+                    if let Some(end) = rest.find("\") =>") {
+                        flags.insert(rest[..end].to_owned());
+                    }
+                }
+            }
+        }
+    }
+    flags
+}
+
+/// The flags of `declared` with no table row in `orderings` that names
+/// the flag in its mutant column and gives a verdict.
+fn flags_without_a_row(declared: &BTreeSet<String>, orderings: &str) -> Vec<String> {
+    let mut rows = BTreeSet::new();
+    for line in orderings.lines().filter(|line| line.starts_with('|')) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let verdict = cells
+            .iter()
+            .any(|cell| cell.contains("caught") || *cell == "timeout");
+        if let (true, Some(name)) = (verdict, cells.get(2)) {
+            rows.insert(name.trim_matches('`').to_owned());
+        }
+    }
+    declared
+        .iter()
+        .filter(|flag| !rows.contains(*flag))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn every_flag_has_a_row_with_a_verdict() {
+    let sources = sources();
+    let declared = declared_flags(&sources);
+    assert!(
+        declared.len() > 80,
+        "only {} flags declared in src/: the scan is broken?",
+        declared.len()
+    );
+    assert!(declared.contains("steal_cas") && declared.contains("finished_early"));
+    let orderings = fs::read_to_string(root().join("proofs/orderings.md")).expect("proofs/orderings.md");
+    let missing = flags_without_a_row(&declared, &orderings);
+    assert!(
+        missing.is_empty(),
+        "flags with no row and verdict in proofs/orderings.md (run them: model/scripts/mutants.sh --write NAME, \
+         or add a row for the checker that sees them): {missing:?}"
+    );
+    // The check has teeth: a flag whose row is gone, or has no verdict, is reported.
+    let planted: BTreeSet<String> = ["steal_cas".to_owned()].into();
+    assert_eq!(
+        flags_without_a_row(&planted, "| D9 | `steal_cas` | weaken | Release | - |"),
+        ["steal_cas"]
+    );
+    assert!(flags_without_a_row(&planted, "| D9 | `steal_cas` | weaken | Release | not caught |").is_empty());
 }

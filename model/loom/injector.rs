@@ -352,3 +352,46 @@ fn public_injector_refill_handover() {
         assert_eq!(drops.load(Ordering::Relaxed), 4);
     });
 }
+
+// Preemption bound 3, floor 120 (248 executions observed).
+//
+// Q9: a steal answers `Empty` only if the injector was empty at some point
+// during the call. The main thread pushes 0 and 1, then two thieves steal
+// once each: two elements, two single steals, so the injector holds an
+// element all through both calls and neither may answer `Empty` (`Retry`
+// is allowed). The thief that finds the deque empty moves the intake onto
+// it and uncounts the moved elements (Q9's release); the other, reading
+// the smaller count, must also see the pushes that count stood for (Q9's
+// acquire), or it finds the deque empty too and answers `Empty` beside an
+// element.
+#[test]
+fn public_injector_no_false_empty() {
+    explore("public_injector_no_false_empty", 3, 120, || {
+        let injector = Arc::new(stealpool::deque::Injector::new());
+        injector.push(0usize);
+        injector.push(1usize);
+        let thieves: Vec<_> = (0..2)
+            .map(|_| {
+                let injector = injector.clone();
+                thread::spawn(move || injector.steal())
+            })
+            .collect();
+        let mut all = Vec::new();
+        for thief in thieves {
+            match thief.join().unwrap() {
+                Steal::Success(value) => all.push(value),
+                Steal::Retry => {}
+                Steal::Empty => panic!("a steal answered Empty beside an element"),
+            }
+        }
+        loop {
+            match injector.steal() {
+                Steal::Success(value) => all.push(value),
+                Steal::Retry => continue,
+                Steal::Empty => break,
+            }
+        }
+        all.sort_unstable();
+        assert_eq!(all, [0, 1], "values lost or stolen twice");
+    });
+}
