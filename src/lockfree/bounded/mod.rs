@@ -33,6 +33,12 @@
 //! primitive integers and job references as themselves, larger types
 //! boxed), since a request word carries an index, not the element: the
 //! owner's push and pop are `Worker`'s.
+//!
+//! The bound counts this deque's atomic steps. For elements that travel
+//! as one word it is the whole cost of a steal; a boxed element adds the
+//! box's `free` (and an evicted delivery the eviction box's), whose
+//! progress is the allocator's, which may take a lock
+//! (`proofs/bounded.md`).
 
 use super::element::{from_word, into_word, is_boxed};
 use super::Steal;
@@ -189,6 +195,9 @@ const OWNER: usize = 15;
 /// change `top` before a pending request is served or withdrawn, and each
 /// round that does not return is matched to one of those changes). Every
 /// round does at most one CAS of `top` and four atomic steps in all.
+/// Those steps are the whole steal for elements that travel as one word
+/// (integers, `bool`, `char`, floats); a boxed element adds the `free` of
+/// its box, whose progress is the allocator's.
 ///
 /// ```
 /// // 64 rounds of at most 4 atomic steps, the announce's 3, and the 5 of
