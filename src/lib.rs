@@ -1,8 +1,14 @@
-#![doc = include_str!("../README.md")]
-#![deny(missing_docs)]
 // Doc examples run on real threads: under a model checker, rustdoc collects
-// none, so `cargo test --features loom` runs only the model harnesses.
+// none (the front page included), so `cargo test --features loom` runs only
+// the model harnesses.
+#![cfg_attr(not(any(feature = "loom", feature = "shuttle")), doc = include_str!("../README.md"))]
+#![cfg_attr(
+    any(feature = "loom", feature = "shuttle"),
+    doc = "stealpool built on a model checker's threads and atomics (the `loom` or `shuttle` feature): \
+           the front page and its examples are in the real-thread build's docs."
+)]
 #![cfg(not(all(doctest, any(feature = "loom", feature = "shuttle"))))]
+#![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 // The layers, bottom up; imports run downward only (`tests/layers.rs`):

@@ -7,6 +7,7 @@
 //!
 //! Small enough for Miri, which checks the boxed paths for leaks, double
 //! frees and data races (`cargo +nightly miri test --test deque_any_element`).
+#![cfg(not(any(feature = "loom", feature = "shuttle")))]
 
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::SeqCst;
