@@ -177,6 +177,7 @@ pub fn observed_while_running(
 /// inside a run of `body`: the overlap that shows a handle claiming to be
 /// finished before its result is there (the `finished_early` mutant),
 /// which a call that merely overlaps the run's start or end cannot show.
+#[allow(dead_code)] // tests/pool_linearizable.rs; not the shuttle driver
 pub fn asked_while_running(calls: &[Call], runs: &[(usize, u64, u64)], handle: usize, body: usize) -> bool {
     runs.iter().filter(|run| run.0 == body).any(|&(_, start, end)| {
         calls.iter().any(|call| {
