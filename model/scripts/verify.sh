@@ -122,7 +122,8 @@ step_peers() {
 # The commands the README and CONTRIBUTING.md give users, exactly as typed:
 # every test target runs under the feature or is compiled out there, and
 # the models run their quick bounds (no STEALPOOL_MODEL_BOUNDS in the
-# environment). The full bounds run in the loom and shuttle steps.
+# environment). The full bounds run in the loom and shuttle steps. On a
+# fresh clone on 2026-11-28: loom 211 s, shuttle 87 s, builds included.
 step_typed() {
     run typed_loom 1500 "as typed: cargo test --features loom" "loom, quick bounds" -- \
         env -u STEALPOOL_MODEL_BOUNDS cargo test --features loom
