@@ -122,6 +122,17 @@ row() {
         assertion=$(grep -m1 -oE 'deadlock; threads = .{0,60}|Causality violation.{0,60}' "$log" | tr '|' '/')
         [ -n "$assertion" ] || assertion=$(grep -A1 -m1 'panicked at' "$log" | tail -n1 | cut -c1-90 | tr '|' '/')
     fi
+    # What loom's own message hides: a read of a cell whose object loom
+    # already freed is an element taken twice (its second taker reads it
+    # after the first dropped it); the allocator's abort is a double free.
+    if grep -q 'unexpected object stored at reference' "$log"; then
+        assertion="an element taken twice: a freed element read (loom: unexpected object stored at reference)"
+    fi
+    if grep -q 'double free detected' "$log"; then
+        local freed
+        freed=$(grep -B3 -m1 'double free detected' "$log" | grep -oE 'model [a-z_0-9]+: exploring' | tail -n1 | awk '{print $2}' | tr -d :)
+        assertion="${assertion:+$assertion; }${freed:-a model} aborted on a double free"
+    fi
     if [ -n "$failed" ]; then
         verdict="**caught**"
     elif [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
