@@ -134,7 +134,13 @@ fn rayon_style_code_runs_on_the_global_pool() {
     let mut seen = 0;
     for (round, total, name) in rx {
         assert_eq!(total, (0..10_000u64).sum::<u64>() + 10_000 * round);
-        assert!(name.starts_with("stealpool-worker-"), "ran on {name:?}");
+        // A global worker, or one of the global pool's spares: a scope whose
+        // stolen task still runs parks its worker and lends the slot to a
+        // spare (W1), which then takes the next queued round.
+        assert!(
+            name.starts_with("stealpool-worker-") || name.starts_with("stealpool-spare-"),
+            "ran on {name:?}, not a thread of the global pool"
+        );
         seen += 1;
     }
     assert_eq!(seen, 8);
