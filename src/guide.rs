@@ -31,3 +31,6 @@ pub mod waits {}
 
 #[doc = include_str!("../docs/guide/deque.md")]
 pub mod deque {}
+
+#[doc = include_str!("../docs/guide/model-checking.md")]
+pub mod model_checking {}

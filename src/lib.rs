@@ -34,7 +34,6 @@ pub mod guide;
 /// let v: Vec<u64> = (0..1_000u64).collect();
 /// assert_eq!(v.par_iter().map(|x| x * 2).sum::<u64>(), 999_000);
 /// ```
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 pub mod prelude {
     pub use crate::iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
@@ -51,9 +50,8 @@ pub use pool::kernel::scope::Scope;
 pub use pool::kernel::stats::{Stats, WorkerStats};
 pub use pool::placement::topology::{Topology, TopologyError};
 pub use pool::queues::priority::Priority;
-// The free functions on the current pool; compiled out under the model
-// checkers, where a process-wide pool would outlive each execution.
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+// The free functions on the current pool. Under a model checker "the
+// global pool" is one per execution (see `pool/api/global.rs`).
 pub use pool::api::global::{current_num_threads, join, scope, spawn};
 
 /// What the models observe beyond the public API: counts kept only in the

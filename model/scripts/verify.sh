@@ -2,7 +2,7 @@
 # The whole verification gauntlet in one command, with a summary table.
 #
 #   model/scripts/verify.sh            everything, with the bounds CI uses
-#   model/scripts/verify.sh STEP...    only these steps (fmt clippy flags msrv minver test peers typed
+#   model/scripts/verify.sh STEP...    only these steps (fmt clippy flags msrv minver test peers typed yours
 #                              pinned stack loom shuttle lin lin_mutants fuzz miri tsan
 #                              mutants_smoke mutants)
 #
@@ -129,6 +129,19 @@ step_typed() {
         env -u STEALPOOL_MODEL_BOUNDS cargo test --features loom
     run typed_shuttle 1500 "as typed: cargo test --features shuttle" "shuttle, quick bounds" -- \
         env -u STEALPOOL_MODEL_BOUNDS cargo test --features shuttle
+}
+
+step_yours() {
+    # A user's crate that model-checks its own code on stealpool
+    # (examples/model-your-code, docs/guide/model-checking.md): plain
+    # build, then each planted race found and each fixed twin passing
+    # under shuttle (3 000 schedules each), then each planted race found
+    # by loom at preemption bound 2 (about 30 s in release).
+    run yours 1200 "your program, model-checked" "shuttle 3000, loom bound 2" -- \
+        bash -c "cd examples/model-your-code &&
+            cargo test &&
+            cargo test --features shuttle &&
+            cargo test --release --features loom"
 }
 
 step_loom() {
@@ -369,7 +382,7 @@ step_mutants_smoke() {
 }
 
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv minver test peers typed pinned stack loom shuttle lin lin_mutants fuzz miri tsan mutants_smoke)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv minver test peers typed yours pinned stack loom shuttle lin lin_mutants fuzz miri tsan mutants_smoke)
 
 printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
 printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"

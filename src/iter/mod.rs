@@ -22,50 +22,49 @@
 //! The [`plumbing`] module has the producer and consumer traits that the
 //! iterators are built from.
 
-// The engine under every data-parallel call, compiled on every backend:
-// the pool a call forks on, the adaptive splitter, the sorts, and the
-// `ThreadPool` loops. The iterator API above it runs on real threads only.
+// The engine under every data-parallel call: the pool a call forks on,
+// the adaptive splitter, the sorts, and the `ThreadPool` loops. The
+// iterator API above it is the same on every backend, so a user's
+// parallel iterators can be model-checked.
 mod loops;
 pub(crate) mod pool;
 pub(crate) mod sort;
 pub(crate) mod splitter;
 
-crate::sync::real_threads_only! {
-    mod adapters;
-    mod collect;
-    mod collections;
-    mod find;
-    mod find_first_last;
-    mod for_each;
-    mod par_bridge;
-    pub mod plumbing;
-    mod range;
-    mod reduce;
-    mod slice;
-    mod string;
-    mod vec;
+mod adapters;
+mod collect;
+mod collections;
+mod find;
+mod find_first_last;
+mod for_each;
+mod par_bridge;
+pub mod plumbing;
+mod range;
+mod reduce;
+mod slice;
+mod string;
+mod vec;
 
-    pub use adapters::{
-        Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MapInit, MapWith, MinLen,
-        Rev, Skip, Take, WhileSome, Zip,
-    };
-    pub use par_bridge::{IterBridge, ParallelBridge};
-    pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
-    pub use slice::{
-        Chunks as SliceChunks, ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut,
-        ParallelSlice, ParallelSliceMut, Windows,
-    };
-    pub use string::{Lines, ParallelString, SplitWhitespace};
-    pub use vec::IntoIter as VecIntoIter;
+pub use adapters::{
+    Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MapInit, MapWith, MinLen,
+    Rev, Skip, Take, WhileSome, Zip,
+};
+pub use par_bridge::{IterBridge, ParallelBridge};
+pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
+pub use slice::{
+    Chunks as SliceChunks, ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut,
+    ParallelSlice, ParallelSliceMut, Windows,
+};
+pub use string::{Lines, ParallelString, SplitWhitespace};
+pub use vec::IntoIter as VecIntoIter;
 
-    mod indexed;
-    mod into;
-    mod parallel;
+mod indexed;
+mod into;
+mod parallel;
 
-    pub use indexed::IndexedParallelIterator;
-    pub use into::{
-        FromParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator,
-        ParallelExtend,
-    };
-    pub use parallel::ParallelIterator;
-}
+pub use indexed::IndexedParallelIterator;
+pub use into::{
+    FromParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator,
+    ParallelExtend,
+};
+pub use parallel::ParallelIterator;

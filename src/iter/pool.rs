@@ -43,11 +43,9 @@ impl OnPool for ThreadPool {
 }
 
 /// The current pool: the pool of the worker running the caller, else the
-/// global pool. Compiled out under the model checkers, as the global pool is.
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+/// global pool.
 pub(crate) struct CurrentPool;
 
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 impl OnPool for CurrentPool {
     fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
     where

@@ -21,19 +21,6 @@ compile_error!("features `loom` and `shuttle` are mutually exclusive: enable at 
 // macro that declares each ordering's mutant.
 pub(crate) mod flags;
 
-/// Items compiled on real threads only, not under a model checker: the
-/// parts of the crate no model runs yet. One switch, so `grep` finds every
-/// such item here and in the few `cfg` lines that need a finer test.
-macro_rules! real_threads_only {
-    ($($item:item)*) => {
-        $(
-            #[cfg(not(any(feature = "loom", feature = "shuttle")))]
-            $item
-        )*
-    };
-}
-pub(crate) use real_threads_only;
-
 #[cfg(feature = "loom")]
 #[allow(unused_imports, dead_code)]
 mod imp {
@@ -47,7 +34,7 @@ mod imp {
         pub(crate) use loom::thread::{current, park, spawn, yield_now, Builder, JoinHandle, Thread};
     }
 
-    /// Under the model checkers both barriers are `fence(SeqCst)`: exact for
+    /// Under the model checkers both barriers are `fence(SeqCst)` (N4): exact for
     /// a light barrier paired with a heavy one, the only pairing the code
     /// relies on (M1 in `proofs/sleep.md`).
     #[inline(always)]
@@ -106,6 +93,13 @@ mod imp {
 
     pub(crate) type LeakTrack = ();
     pub(crate) fn leak_track() -> LeakTrack {}
+
+    /// A fair coin that shuttle's scheduler tosses: part of the schedule,
+    /// so a failing schedule replays with the same tosses.
+    pub(crate) fn schedule_coin() -> bool {
+        use shuttle::rand::RngCore;
+        shuttle::rand::thread_rng().next_u32() & 1 == 1
+    }
 }
 
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]

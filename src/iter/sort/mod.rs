@@ -14,7 +14,6 @@ use crate::iter::pool::OnPool;
 use crate::ThreadPool;
 use guards::SendPtr;
 use merge_sort::MergeSort;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 use quicksort::Sequential;
 use quicksort::{Parallel, Partition, QuickSort};
 use std::cmp::Ordering;
@@ -128,7 +127,6 @@ where
 
 /// The quicksort of `par_sort_unstable_by`, for elements that are `Send`
 /// but maybe not `Sync`: every partition runs on one thread, as rayon's do.
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 pub(crate) fn sort_unstable_by_send<P, T, F>(pool: &P, v: &mut [T], compare: F)
 where
     P: OnPool,

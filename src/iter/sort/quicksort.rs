@@ -50,7 +50,6 @@ pub(in crate::iter) struct Parallel;
 
 /// Partitions on one thread, always: needs only `T: Send`, as rayon's
 /// `par_sort_unstable` does.
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 pub(in crate::iter) struct Sequential;
 
 impl<T: Send + Sync> Partition<T> for Parallel {
@@ -70,7 +69,6 @@ impl<T: Send + Sync> Partition<T> for Parallel {
     }
 }
 
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 impl<T: Send> Partition<T> for Sequential {
     fn partition_top<P, C>(sort: &QuickSort<'_, P, C>, v: &mut [T], pivot: &T, not_greater: bool) -> usize
     where

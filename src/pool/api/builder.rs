@@ -13,7 +13,7 @@ use std::any::Any;
 use std::{error, fmt, io};
 
 /// Each worker's deque starts with room for this many jobs and grows as
-/// needed. Model checkers start small, so that growth is explored too.
+/// needed. Model checkers start small, so that growth is explored too (N3).
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
 const DEQUE_CAPACITY: usize = 64;
 #[cfg(any(feature = "loom", feature = "shuttle"))]
@@ -507,12 +507,9 @@ enum ErrorKind {
         name: String,
     },
     Spawn(io::Error),
-    // Only the global pool, compiled out under the model checkers, makes it.
-    #[cfg_attr(any(feature = "loom", feature = "shuttle"), allow(dead_code))]
     GlobalExists,
 }
 
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 impl BuildError {
     /// For [`Builder::build_global`] when the global pool exists already.
     pub(in crate::pool) fn global_exists() -> BuildError {

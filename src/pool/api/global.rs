@@ -1,11 +1,19 @@
 //! The global pool and the free functions that run on "the current pool":
-//! the pool of the worker the caller runs on, or else a pool built once per
-//! process, on first use.
+//! the pool of the worker the caller runs on, or else the global pool.
 //!
-//! The global pool is a plain [`ThreadPool`] in a `static`; it is never
-//! dropped, so its workers live until the process exits. Under the model
-//! checkers this module is compiled out: a `static` pool would outlive the
-//! execution that built it.
+//! On real threads the global pool is a plain [`ThreadPool`] in a `static`,
+//! built once per process on first use and never dropped: its workers live
+//! until the process exits.
+//!
+//! Under a model checker (`loom` or `shuttle`) a `static` pool would
+//! outlive the execution that built it, and its threads would belong to no
+//! execution. There, each thread outside every pool that calls a free
+//! function gets a pool of its own, in a thread-local of the checker's: it
+//! is built on that thread's first call, lives for the rest of the
+//! thread's body, and is dropped with the thread's other locals when the
+//! body returns, which shuts it down and joins its workers before the
+//! execution ends. In a model that calls the free functions only from its
+//! main thread (the usual shape) that is one pool per execution.
 
 use super::builder::{BuildError, Builder};
 use super::thread_pool::extend_worker;
@@ -16,27 +24,89 @@ use crate::pool::kernel::scope::Scope;
 use crate::pool::kernel::worker::WorkerThread;
 use crate::pool::queues::priority::Priority;
 use std::ffi::OsString;
-use std::sync::OnceLock;
 
 /// The environment variable that sizes the lazily built global pool.
 const NUM_THREADS_VAR: &str = "STEALPOOL_NUM_THREADS";
 
-/// The global pool, once built.
-static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
+/// Workers of the global pool when `STEALPOOL_NUM_THREADS` is unset, empty
+/// or `0`:
+/// one per available core on real threads (`0` asks the builder for that);
+/// two under a model checker, the fewest that can run two tasks at once,
+/// since every worker multiplies the schedules a checker explores.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+const DEFAULT_THREADS: usize = 0;
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+const DEFAULT_THREADS: usize = 2;
 
-/// The global pool, built on first use from [`NUM_THREADS_VAR`].
-fn global() -> &'static ThreadPool {
-    GLOBAL.get_or_init(|| {
-        let threads = threads_from_env(std::env::var_os(NUM_THREADS_VAR)).unwrap_or_else(|warning| {
+/// The global pool with the defaults: sized by [`NUM_THREADS_VAR`].
+fn build_default() -> ThreadPool {
+    let threads = match threads_from_env(std::env::var_os(NUM_THREADS_VAR)) {
+        Ok(0) => DEFAULT_THREADS,
+        Ok(threads) => threads,
+        Err(warning) => {
             eprintln!("stealpool: {warning}");
-            0
-        });
-        match Builder::default().num_threads(threads).build() {
-            Ok(pool) => pool,
-            Err(error) => panic!("stealpool: the global pool could not be built: {error}"),
+            DEFAULT_THREADS
         }
-    })
+    };
+    match Builder::default().num_threads(threads).build() {
+        Ok(pool) => pool,
+        Err(error) => panic!("stealpool: the global pool could not be built: {error}"),
+    }
 }
+
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+mod storage {
+    use super::{build_default, ThreadPool};
+    use std::sync::OnceLock;
+
+    /// The global pool, once built.
+    static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
+
+    /// Runs `f` on the global pool, built on first use.
+    pub(super) fn with_global<R>(f: impl FnOnce(&ThreadPool) -> R) -> R {
+        f(GLOBAL.get_or_init(build_default))
+    }
+
+    /// Whether the global pool exists already.
+    pub(super) fn exists() -> bool {
+        GLOBAL.get().is_some()
+    }
+
+    /// Makes `pool` the global pool; `Err` if another thread was first.
+    pub(super) fn set(pool: ThreadPool) -> Result<(), ThreadPool> {
+        GLOBAL.set(pool)
+    }
+}
+
+// N1: one pool per thread outside every pool, per execution.
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+mod storage {
+    use super::{build_default, ThreadPool};
+    use std::cell::OnceCell;
+
+    crate::sync::thread_local! {
+        /// This thread's "global" pool, dropped (shut down, its workers
+        /// joined) with the thread's other locals when its body returns.
+        static GLOBAL: OnceCell<ThreadPool> = OnceCell::new();
+    }
+
+    /// Runs `f` on this thread's pool, built on its first use.
+    pub(super) fn with_global<R>(f: impl FnOnce(&ThreadPool) -> R) -> R {
+        GLOBAL.with(|global| f(global.get_or_init(build_default)))
+    }
+
+    /// Whether this thread's pool exists already.
+    pub(super) fn exists() -> bool {
+        GLOBAL.with(|global| global.get().is_some())
+    }
+
+    /// Makes `pool` this thread's pool; `Err` if it has one.
+    pub(super) fn set(pool: ThreadPool) -> Result<(), ThreadPool> {
+        GLOBAL.with(|global| global.set(pool))
+    }
+}
+
+use storage::with_global;
 
 /// The number of workers `STEALPOOL_NUM_THREADS` asks for: `Ok(0)` (the
 /// machine's parallelism) when it is unset, empty or `0`; `Err` with the
@@ -92,12 +162,12 @@ impl Builder {
     /// assert!(again.unwrap_err().to_string().contains("already"));
     /// ```
     pub fn build_global(self) -> Result<(), BuildError> {
-        if GLOBAL.get().is_some() {
+        if storage::exists() {
             return Err(BuildError::global_exists());
         }
         let pool = self.build()?;
         // Another thread may have built it meanwhile: ours then shuts down.
-        GLOBAL.set(pool).map_err(|_| BuildError::global_exists())
+        storage::set(pool).map_err(|_| BuildError::global_exists())
     }
 }
 
@@ -108,7 +178,7 @@ impl Builder {
 pub(crate) fn in_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     match current_worker() {
         Some(_) => f(),
-        None => global().install(f),
+        None => with_global(|pool| pool.install(f)),
     }
 }
 
@@ -173,7 +243,7 @@ where
             Some(worker) => fork::join_on_worker(worker, a, b),
             None => fork::join_on_worker_limited(worker, a, b),
         },
-        None => global().join(a, b),
+        None => with_global(|pool| pool.join(a, b)),
     }
 }
 
@@ -204,7 +274,7 @@ where
         // The scope waits for all its tasks before returning, so `'s`
         // borrows outlive them (C2).
         Some(worker) => scope_on_worker(extend_worker(worker), op),
-        None => global().scope(op),
+        None => with_global(|pool| pool.scope(op)),
     }
 }
 
@@ -234,7 +304,7 @@ where
 pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
     match current_worker() {
         Some(worker) => worker.registry().spawn_task(Priority::Normal, f),
-        None => global().spawn(f),
+        None => with_global(|pool| pool.spawn(f)),
     }
 }
 
@@ -250,6 +320,6 @@ pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
 pub fn current_num_threads() -> usize {
     match current_worker() {
         Some(worker) => worker.registry().num_workers(),
-        None => global().num_workers(),
+        None => with_global(|pool| pool.num_workers()),
     }
 }

@@ -5,7 +5,6 @@
 pub(crate) mod block_in_place;
 pub(crate) mod builder;
 mod cross_pool;
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 pub(crate) mod global;
 pub(crate) mod handle;
 pub(crate) mod thread_pool;

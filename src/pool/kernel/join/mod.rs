@@ -78,6 +78,8 @@ where
     // after popping it back or seeing its latch set (J1).
     let job_b_ref = unsafe { job_b.as_job_ref() };
     let index = worker.push_join(job_b_ref);
+    #[cfg(feature = "shuttle")]
+    worker.let_a_thief_in();
 
     // `a`'s value lives in registers; its panic goes to a cold path.
     let result_a = match panic::catch_unwind(AssertUnwindSafe(a)) {

@@ -12,6 +12,12 @@ use crate::pool::kernel::stats::Event;
 use crate::pool::kernel::worker::WorkerThread;
 use crate::sync::flags::bug;
 
+/// Scheduling points a joining thread gives a thief under shuttle, at
+/// most, before it runs `a` (`let_a_thief_in`): more than a woken worker's
+/// path from its wake-up to its steal takes.
+#[cfg(feature = "shuttle")]
+const THIEF_STEPS: usize = 64;
+
 impl WorkerThread {
     /// Whether a `join` may run its two closures inline, publishing nothing
     /// (F6): this worker has at least as many halves pending as the pool's
@@ -138,6 +144,40 @@ impl WorkerThread {
                 job.without_kind()
             };
             self.push(job);
+        }
+    }
+
+    /// Under shuttle, makes "another worker steals the half just pushed and
+    /// runs it beside `a`" a schedule its random scheduler reaches often
+    /// (N2 in `proofs/model-build.md`).
+    ///
+    /// On real threads an idle worker asks for a half before the push, or
+    /// sleeps and is woken by it (F3), and then races `a`. Under shuttle a
+    /// worker's path to that point (its start, its search, its request or
+    /// its sleep) is dozens of scheduling points, and a scheduler that
+    /// picks a thread at random at each one lets the joining thread run
+    /// `a` and take its half back first in nearly every schedule (99 of
+    /// 100 pushes found no request and no sleeper, measured on a fresh
+    /// two-worker pool): a race between the halves would go unseen. So, on
+    /// a coin the scheduler tosses, this answers as if a request had come
+    /// before the push: it promotes the oldest pending half (as `attend`
+    /// does, which wakes a sleeper), then yields until the half is gone
+    /// from the shared deque or [`THIEF_STEPS`] points have passed. Both
+    /// are schedules real threads have (a request that came first, a
+    /// joining thread that is slow to start `a`); the coin keeps the
+    /// schedules where nothing is promoted. Loom needs none of this: it
+    /// explores every schedule within its bound.
+    #[cfg(feature = "shuttle")]
+    pub(crate) fn let_a_thief_in(&self) {
+        if !crate::sync::schedule_coin() {
+            return;
+        }
+        self.promote();
+        for _ in 0..THIEF_STEPS {
+            if self.local.is_empty() {
+                break;
+            }
+            crate::sync::thread::yield_now();
         }
     }
 

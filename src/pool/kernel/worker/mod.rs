@@ -30,7 +30,8 @@ use std::ptr;
 /// multiplies the interleavings without adding behaviours. Miri gets
 /// eight (two that yield): it interprets every round, each a search over
 /// every queue, and a worker that sleeps sooner takes the sleep
-/// protocol's paths more often, not less.
+/// protocol's paths more often, not less. Why the small values hide no
+/// schedule: N3 in `proofs/model-build.md`.
 #[cfg(not(any(feature = "loom", feature = "shuttle", miri)))]
 const IDLE_ROUNDS: u32 = 32;
 #[cfg(all(miri, not(any(feature = "loom", feature = "shuttle"))))]
@@ -83,6 +84,23 @@ thread_local! {
     /// The current thread's worker and its pool, null on threads outside
     /// every pool.
     static CURRENT: Cell<Current> = Cell::new(Current::NONE);
+}
+
+/// What `CURRENT` holds for this thread.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+#[inline(always)]
+fn read_current() -> Current {
+    CURRENT.with(Cell::get)
+}
+
+/// What `CURRENT` holds for this thread; nothing while the checker drops
+/// the thread's locals (N1). Then a pool of this thread's (the free functions'
+/// pool under a checker, `global.rs`) is being dropped, and the thread is
+/// no worker: a checker's thread-locals, unlike std's `const` ones without
+/// a destructor, refuse every access once their thread's are being dropped.
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+fn read_current() -> Current {
+    CURRENT.try_with(Cell::get).unwrap_or(Current::NONE)
 }
 
 /// What `CURRENT` holds. The pool's address sits beside the worker's so
@@ -205,7 +223,7 @@ impl WorkerThread {
     /// The current thread's worker, or null.
     #[inline]
     pub(crate) fn current() -> *const WorkerThread {
-        CURRENT.with(|current| current.get().worker)
+        read_current().worker
     }
 
     /// The current thread's worker if it is one of `registry`'s.
@@ -216,7 +234,7 @@ impl WorkerThread {
     /// lives in its thread's body, which clears `CURRENT` before it ends.
     #[inline]
     pub(crate) unsafe fn current_of(registry: &Registry) -> Option<&WorkerThread> {
-        let current = CURRENT.with(Cell::get);
+        let current = read_current();
         // SAFETY: `registry` is set only beside a live worker's address
         // (`Current::of`), and no pool is at null.
         ptr::eq(current.registry, registry).then(|| unsafe { &*current.worker })
@@ -230,7 +248,7 @@ impl WorkerThread {
     /// As `current_of`.
     #[inline]
     pub(crate) unsafe fn current_publishing_of(registry: &Registry) -> Option<&WorkerThread> {
-        let current = CURRENT.with(Cell::get);
+        let current = read_current();
         // SAFETY: as in `current_of`: `publishing` is null or set beside a
         // live worker's address.
         ptr::eq(current.publishing, registry).then(|| unsafe { &*current.worker })
