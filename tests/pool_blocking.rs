@@ -212,11 +212,22 @@ fn one_spare_slot_serves_blocking_calls_one_after_another() {
 }
 
 #[test]
-fn a_spare_has_an_index_past_the_workers() {
+fn a_spare_answers_an_index_below_current_num_threads() {
     let pool = one_worker_one_spare();
     let (sender, receiver) = mpsc::channel();
     let waiter = pool.submit(move || block_in_place(|| receiver.recv_timeout(PATIENCE)));
     // Runs on the spare: the only worker is blocked until it sends.
-    pool.spawn(move || sender.send(stealpool::current_thread_index()).unwrap());
-    assert_eq!(waiter.join().unwrap(), Ok(Some(1)));
+    pool.spawn(move || {
+        let seen = (
+            std::thread::current().name().map(str::to_owned),
+            stealpool::current_thread_index(),
+            stealpool::current_num_threads(),
+        );
+        sender.send(seen).unwrap()
+    });
+    let (name, index, threads) = waiter.join().unwrap().unwrap();
+    assert!(name.unwrap().starts_with("stealpool-spare-"), "ran on a worker");
+    // As rayon promises: Some(i) with i < current_num_threads(), so a
+    // `vec![..; current_num_threads()]` indexed by it is never overrun.
+    assert_eq!((index, threads), (Some(0), 1));
 }

@@ -5,6 +5,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
+use std::thread;
 use stealpool::{current_thread_index, ThreadPool, Topology};
 
 /// Runs one task on every worker at once: `workers` tasks that each wait
@@ -12,9 +13,9 @@ use stealpool::{current_thread_index, ThreadPool, Topology};
 /// of its own. Returns what `f` gave on each worker, by worker index.
 ///
 /// A spare thread that an earlier wait started (`block_in_place`'s, H4)
-/// may still be searching and take one of the tasks: it has an index of
-/// its own past the workers' (`current_thread_index`), so a worker then
-/// runs none. The round is run again until every worker ran one; a spare
+/// may still be searching and take one of the tasks (it answers one of
+/// the workers' indices, but is not that worker), so a worker then runs
+/// none. The round is run again until every task ran on a worker; a spare
 /// retires after its keep-alive, so this ends.
 fn on_every_worker<T: Send + 'static>(
     pool: &ThreadPool,
@@ -25,21 +26,32 @@ fn on_every_worker<T: Send + 'static>(
     let f = Arc::new(f);
     for _ in 0..MAX_ROUNDS {
         let barrier = Arc::new(Barrier::new(workers));
-        let results = Arc::new(Mutex::new(std::collections::BTreeMap::new()));
+        let results = Arc::new(Mutex::new(std::collections::HashMap::new()));
         for _ in 0..workers {
             let (barrier, f, results) = (barrier.clone(), f.clone(), results.clone());
             pool.spawn(move || {
                 let index = current_thread_index().unwrap();
+                let on_spare = thread::current()
+                    .name()
+                    .is_some_and(|name| name.starts_with("stealpool-spare-"));
                 let value = f();
-                results.lock().unwrap().insert(index, value);
+                results
+                    .lock()
+                    .unwrap()
+                    .insert(thread::current().id(), (on_spare, index, value));
                 barrier.wait();
             });
         }
         pool.wait_all();
         let results = std::mem::take(&mut *results.lock().unwrap());
         assert_eq!(results.len(), workers, "two tasks ran on one thread at once");
-        if results.keys().all(|&index| index < workers) {
-            return results.into_values().collect();
+        if results.values().all(|&(on_spare, _, _)| !on_spare) {
+            let mut by_index: Vec<_> = results
+                .into_values()
+                .map(|(_, index, value)| (index, value))
+                .collect();
+            by_index.sort_by_key(|&(index, _)| index);
+            return by_index.into_iter().map(|(_, value)| value).collect();
         }
     }
     panic!("a spare thread took one of the tasks in each of {MAX_ROUNDS} rounds");
@@ -286,10 +298,13 @@ fn spares_of_a_pinned_pool_are_not_pinned() {
         assert!(start.elapsed().as_secs() < 30, "the worker never blocked");
         std::thread::yield_now();
     }
-    let probe = pool.submit(|| (current_thread_index(), affinity()));
-    let (index, mask) = probe.join().unwrap();
+    let probe = pool.submit(|| (thread::current().name().map(str::to_owned), affinity()));
+    let (name, mask) = probe.join().unwrap();
     gate.wait();
     pool.wait_all();
-    assert!(index.unwrap() >= 1, "the probe ran on the blocked worker");
+    assert!(
+        name.unwrap().starts_with("stealpool-spare-"),
+        "the probe ran on the blocked worker"
+    );
     assert_eq!(mask, process, "a spare kept its pinned parent's CPU");
 }

@@ -2,7 +2,7 @@
 //! parallel iterators (`crate::iter`): a range is cut into about two pieces
 //! per worker, and a piece that another worker steals is cut again.
 
-use crate::current_thread_index;
+use crate::pool::api::thread_pool::current_slot_index;
 
 /// The split budget of a piece of work: how many more times it may be
 /// halved. It starts at one split per worker and halves at each level, so
@@ -47,7 +47,7 @@ impl Splitter {
         let right = RightSplits {
             half,
             workers: self.workers,
-            home: current_thread_index(),
+            home: current_slot_index(),
         };
         Some((left, right))
     }
@@ -59,7 +59,7 @@ impl RightSplits {
     /// stolen. Work that moves is work some worker was starved of, so it is
     /// cut finer where it lands.
     pub(crate) fn arrive(self) -> Splitter {
-        let splits = if current_thread_index() == self.home {
+        let splits = if current_slot_index() == self.home {
             self.half
         } else {
             self.half.max(self.workers)

@@ -529,14 +529,19 @@ impl fmt::Debug for ThreadPool {
 }
 
 /// The index of the pool worker running on the current thread, or `None`
-/// outside every pool.
+/// outside every pool; when `Some`, always below
+/// [`current_num_threads()`](crate::current_num_threads), as rayon promises.
 ///
-/// Workers have the indices `0..num_workers()`. A spare thread standing
-/// in for a worker inside [`block_in_place`](crate::block_in_place) has an
-/// index of its own, from `num_workers()` up to `num_workers()` plus
-/// [`Builder::max_blocking_threads`]: no two threads of a pool have the
-/// same index at once, so per-thread state indexed by it needs that many
-/// entries.
+/// Workers have the indices `0..num_workers()`. A spare thread that runs
+/// the pool's tasks while workers are blocked (in
+/// [`block_in_place`](crate::block_in_place), or parked in a wait) answers
+/// as one of the workers: the index of its spare slot, counted from
+/// `num_workers()`, modulo `num_workers()`. So code that keeps per-thread
+/// state in `vec![..; current_num_threads()]` indexed by this never indexes
+/// past the end. While spares stand in, two running threads can answer the
+/// same index; state indexed by it is shared between threads anyway, so it
+/// is behind a `Mutex` or atomic already, and a shared entry is only
+/// contention.
 ///
 /// ```
 /// let pool = stealpool::ThreadPool::new(2);
@@ -545,6 +550,16 @@ impl fmt::Debug for ThreadPool {
 /// assert!(matches!(inside, Some(0 | 1)));
 /// ```
 pub fn current_thread_index() -> Option<usize> {
+    // SAFETY: the thread-local pointer is null or the thread's own worker.
+    let worker = unsafe { WorkerThread::current().as_ref() }?;
+    Some(worker.index() % worker.registry().num_workers())
+}
+
+/// The current thread's slot in its pool, unique among the pool's threads
+/// at any time: a worker's index, or past them a spare's slot. `None`
+/// outside every pool. For the splitter, which must tell a piece that
+/// moved to another thread from one that stayed.
+pub(crate) fn current_slot_index() -> Option<usize> {
     // SAFETY: the thread-local pointer is null or the thread's own worker.
     unsafe { WorkerThread::current().as_ref() }.map(WorkerThread::index)
 }
