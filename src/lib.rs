@@ -52,7 +52,16 @@ pub use pool::placement::topology::{Topology, TopologyError};
 pub use pool::queues::priority::Priority;
 // The free functions on the current pool. Under a model checker "the
 // global pool" is one per execution (see `pool/api/global.rs`).
-pub use pool::api::global::{current_num_threads, join, scope, spawn};
+pub use pool::api::current::{
+    current_thread_has_pending_tasks, max_num_threads, yield_local, yield_now, Yield,
+};
+pub use pool::api::global::{current_num_threads, join, join_context, scope, spawn, FnContext};
+
+/// rayon-core's name for [`Builder`]: code written for rayon builds its
+/// pools unchanged.
+pub type ThreadPoolBuilder = Builder;
+/// rayon-core's name for [`BuildError`].
+pub type ThreadPoolBuildError = BuildError;
 
 /// What the models observe beyond the public API: counts kept only in the
 /// `loom` and `shuttle` builds.

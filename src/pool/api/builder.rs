@@ -5,6 +5,7 @@ use crate::pool::api::thread_pool::ThreadPool;
 use crate::pool::kernel::registry::{PanicHandler, Registry, NO_PENDING_LIMIT};
 use crate::pool::kernel::sleep::MAX_WORKERS;
 use crate::pool::kernel::spares::{Slot, Spares};
+use crate::pool::kernel::thread_hooks::ThreadHooks;
 use crate::pool::kernel::worker::{BoundedDeques, Deques, WorkerThread, BOUNDED_SLOTS};
 use crate::pool::placement::topology::{self, Placement, Topology};
 use crate::pool::queues::injector::SubmitQueues;
@@ -56,6 +57,7 @@ pub struct Builder {
     max_pending_joins: Option<usize>,
     /// A bounded deque per slot for plain spawned tasks (G12).
     bounded_steals: bool,
+    thread_hooks: ThreadHooks,
 }
 
 impl fmt::Debug for Builder {
@@ -73,6 +75,17 @@ impl fmt::Debug for Builder {
 }
 
 impl Builder {
+    /// A builder with the defaults, as [`ThreadPool::builder`] gives (and
+    /// rayon-core's `ThreadPoolBuilder::new`).
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 2);
+    /// ```
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
     /// The number of worker threads; `0` (the default) means one per CPU
     /// of the [`topology`](Builder::topology) when one is given, otherwise
     /// one per available core ([`std::thread::available_parallelism`]).
@@ -347,6 +360,63 @@ impl Builder {
         self
     }
 
+    /// Runs `handler` on each thread of the pool when it starts, before it
+    /// takes a job, with the index it answers as
+    /// [`current_thread_index`](crate::current_thread_index) (rayon's
+    /// `start_handler`). Workers run it inside the pool (the index is
+    /// `Some` there); spare threads, which stand in for blocked workers,
+    /// run it too when they start, so per-thread set-up reaches every
+    /// thread that runs the pool's tasks. A panic in it goes to the
+    /// [`panic_handler`](Builder::panic_handler) and the thread goes on.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let counter = started.clone();
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(3)
+    ///     .start_handler(move |_index| {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool); // joins the workers: each has started
+    /// assert_eq!(started.load(Ordering::SeqCst), 3);
+    /// ```
+    pub fn start_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.thread_hooks.start = Some(Box::new(handler));
+        self
+    }
+
+    /// Runs `handler` on each thread of the pool when it takes no more
+    /// jobs, before it exits, with the index it answers as
+    /// [`current_thread_index`](crate::current_thread_index) (rayon's
+    /// `exit_handler`): on workers at shutdown, on spare threads when they
+    /// leave (at shutdown, or idle past their keep-alive). A panic in it
+    /// goes to the [`panic_handler`](Builder::panic_handler).
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    ///
+    /// let exited = Arc::new(Mutex::new(Vec::new()));
+    /// let seen = exited.clone();
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .exit_handler(move |index| seen.lock().unwrap().push(index))
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool);
+    /// let mut exited = exited.lock().unwrap().clone();
+    /// exited.sort();
+    /// assert_eq!(exited, [0, 1]);
+    /// ```
+    pub fn exit_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.thread_hooks.exit = Some(Box::new(handler));
+        self
+    }
+
     /// Starts the worker threads.
     ///
     /// # Errors
@@ -455,6 +525,7 @@ impl Builder {
         registry.injector = SubmitQueues::with_nodes(registry.placement.nodes());
         registry.max_pending_joins = self.max_pending_joins.unwrap_or(NO_PENDING_LIMIT);
         registry.bounded = bounded_lens;
+        registry.thread_hooks = std::mem::take(&mut self.thread_hooks);
         let registry = Arc::new(registry);
         // Dropped on every way out but success, this pool stops and joins the
         // workers started so far, even when `thread_name` panics.

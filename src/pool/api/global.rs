@@ -323,3 +323,45 @@ pub fn current_num_threads() -> usize {
         None => with_global(|pool| pool.num_workers()),
     }
 }
+
+/// What [`join_context`] tells each closure about where it runs.
+#[derive(Clone, Copy, Debug)]
+pub struct FnContext {
+    migrated: bool,
+}
+
+impl FnContext {
+    /// Whether the closure runs on another thread than the one that
+    /// called [`join_context`]: stolen by another worker, or handed to the
+    /// global pool's workers from a thread outside every pool.
+    pub fn migrated(&self) -> bool {
+        self.migrated
+    }
+}
+
+/// [`join`], with each closure told whether it migrated to another
+/// thread than the caller's (rayon's `join_context`): code that splits
+/// further only when stolen, say.
+///
+/// ```
+/// let pool = stealpool::ThreadPool::new(2);
+/// let (a, _) = pool.install(|| stealpool::join_context(|ctx| ctx.migrated(), |ctx| ctx.migrated()));
+/// // The first closure always runs on the calling worker.
+/// assert!(!a);
+/// // Outside every pool both run on the global pool's workers.
+/// let (a, b) = stealpool::join_context(|ctx| ctx.migrated(), |ctx| ctx.migrated());
+/// assert!(a && b);
+/// ```
+pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let caller = crate::sync::thread::current().id();
+    let context = move || FnContext {
+        migrated: crate::sync::thread::current().id() != caller,
+    };
+    join(move || a(context()), move || b(context()))
+}

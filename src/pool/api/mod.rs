@@ -5,6 +5,7 @@
 pub(crate) mod block_in_place;
 pub(crate) mod builder;
 mod cross_pool;
+pub(crate) mod current;
 pub(crate) mod global;
 pub(crate) mod handle;
 pub(crate) mod thread_pool;

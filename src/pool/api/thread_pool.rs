@@ -1,6 +1,7 @@
 //! `ThreadPool`: the pool's handle, and every operation users call on it.
 
 use super::builder::Builder;
+use super::current::Yield;
 use super::handle;
 use super::handle::JoinHandle;
 use crate::pool::api::handle::continuation;
@@ -306,7 +307,12 @@ impl ThreadPool {
     /// On a worker, while tasks of the scope run on other threads, the
     /// caller runs only the scope's own tasks from its queue (never an
     /// unrelated task that could wait for the caller's own), and otherwise
-    /// sleeps while a spare thread keeps the pool at full strength.
+    /// sleeps while a spare thread keeps the pool at full strength. So the
+    /// order in which tasks start differs from rayon's where scopes nest:
+    /// rayon's waiting inner scope runs an outer scope's task queued
+    /// beneath it (rayon-core's `mixed_lifo_order` test counts on that);
+    /// here that task waits for the inner scope to end, or for another
+    /// thread (H6 in `proofs/waits.md`).
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::new(2);
@@ -422,6 +428,68 @@ impl ThreadPool {
     /// ```
     pub fn num_workers(&self) -> usize {
         self.registry.num_workers()
+    }
+
+    /// rayon's name for [`num_workers`](ThreadPool::num_workers).
+    ///
+    /// ```
+    /// assert_eq!(stealpool::ThreadPool::new(3).current_num_threads(), 3);
+    /// ```
+    pub fn current_num_threads(&self) -> usize {
+        self.num_workers()
+    }
+
+    /// The index the current thread answers in this pool
+    /// ([`current_thread_index`](crate::current_thread_index)), or `None`
+    /// on a thread that is not this pool's.
+    ///
+    /// ```
+    /// let (pool, other) = (stealpool::ThreadPool::new(2), stealpool::ThreadPool::new(2));
+    /// assert!(matches!(pool.install(|| pool.current_thread_index()), Some(0 | 1)));
+    /// assert_eq!(pool.install(|| other.current_thread_index()), None);
+    /// ```
+    pub fn current_thread_index(&self) -> Option<usize> {
+        let worker = self.registry.current_worker()?;
+        Some(worker.index() % self.num_workers())
+    }
+
+    /// Whether the current thread, a thread of this pool, has jobs in its
+    /// own queues that nobody took yet
+    /// ([`current_thread_has_pending_tasks`](crate::current_thread_has_pending_tasks));
+    /// `None` on a thread that is not this pool's.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// assert_eq!(pool.current_thread_has_pending_tasks(), None);
+    /// assert_eq!(pool.install(|| pool.current_thread_has_pending_tasks()), Some(false));
+    /// ```
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        self.registry.current_worker().map(WorkerThread::has_own_jobs)
+    }
+
+    /// [`yield_now`](crate::yield_now) if the current thread is this
+    /// pool's, else `None`.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// assert_eq!(pool.yield_now(), None);
+    /// assert_eq!(pool.install(|| pool.yield_now()), Some(stealpool::Yield::Idle));
+    /// ```
+    pub fn yield_now(&self) -> Option<Yield> {
+        self.registry.current_worker()?;
+        crate::yield_now()
+    }
+
+    /// [`yield_local`](crate::yield_local) if the current thread is this
+    /// pool's, else `None`.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// assert_eq!(pool.install(|| pool.yield_local()), Some(stealpool::Yield::Idle));
+    /// ```
+    pub fn yield_local(&self) -> Option<Yield> {
+        self.registry.current_worker()?;
+        crate::yield_local()
     }
 
     /// The number of tasks spawned or submitted that have not finished yet

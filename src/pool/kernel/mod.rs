@@ -20,4 +20,5 @@ pub(crate) mod sleep;
 pub(crate) mod spares;
 pub(crate) mod stats;
 pub(crate) mod task_count;
+pub(crate) mod thread_hooks;
 pub(crate) mod worker;

@@ -8,6 +8,7 @@ use super::ordering::{RELAXED, SLOT_MARK_RMW, TERMINATE_STORE};
 use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
 use super::task_count::TaskCount;
+use super::thread_hooks::ThreadHooks;
 use super::worker::WorkerThread;
 use crate::lockfree::JobRef;
 use crate::lockfree::{BoundedLen, Stealer};
@@ -51,6 +52,9 @@ pub(crate) struct Registry {
     /// half's owner may take work forked beneath it while it waits.
     pub(crate) beneath_marks: Box<[CachePadded<AtomicI64>]>,
     panic_handler: Option<PanicHandler>,
+    /// The builder's start and exit handlers (set by the builder,
+    /// read-only after).
+    pub(crate) thread_hooks: ThreadHooks,
     /// Each worker's CPU and victim rings (read-only after the build).
     pub(crate) placement: Placement,
     /// `Builder::max_pending_joins`, or `NO_PENDING_LIMIT` (F6; read-only
@@ -97,6 +101,7 @@ impl Registry {
                 .collect(),
             beneath_marks: (0..slots).map(|_| CachePadded::new(AtomicI64::new(0))).collect(),
             panic_handler,
+            thread_hooks: ThreadHooks::default(),
             // One cache for all: uniform victims, until the builder places
             // the workers on its topology.
             placement: Placement::new(&Topology::single_node(1), workers, false),

@@ -246,6 +246,10 @@ fn spare_thread(registry: Arc<Registry>, mut slot: Slot) {
         crate::pool::placement::affinity::unpin_current_thread();
     }
     let spares = &registry.spares;
+    // The builder's handlers, once per thread, with the slot it starts on
+    // (a spare answers as a worker, `current_thread_index`).
+    let first_slot = slot.index;
+    registry.thread_started(first_slot);
     loop {
         let index = slot.index;
         // W5: counted as held before this thread's first push on it.
@@ -301,7 +305,12 @@ fn spare_thread(registry: Arc<Registry>, mut slot: Slot) {
         state.parked -= 1;
         match next {
             Some(next) => slot = next,
-            None => return,
+            None => {
+                // Not under the lock: the handler is the user's code.
+                drop(state);
+                registry.thread_exiting(first_slot);
+                return;
+            }
         }
     }
 }

@@ -84,6 +84,13 @@ impl WorkerThread {
         self.bounded.as_ref()?.own.pop()
     }
 
+    /// G12: whether this slot's bounded deque holds a task.
+    pub(super) fn has_bounded_jobs(&self) -> bool {
+        self.bounded
+            .as_ref()
+            .is_some_and(|bounded| !bounded.own.is_empty())
+    }
+
     /// G12: the oldest task of another slot's bounded deque: every slot
     /// ever held (W5) once, from a random one on, a relaxed look (G8)
     /// first so that an empty victim costs no request. A steal here

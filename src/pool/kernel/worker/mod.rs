@@ -7,6 +7,7 @@ mod bounded;
 mod levels;
 mod search;
 mod waits;
+mod yielding;
 
 use crate::sync::flags::bug;
 pub(crate) use bounded::{BoundedDeques, BOUNDED_SLOTS};
@@ -340,7 +341,10 @@ impl WorkerThread {
             worker.registry.counters[index].record(Event::PinFailed);
         }
         CURRENT.with(|current| current.set(Current::of(&worker)));
+        // Inside the worker's context, as rayon runs its handlers.
+        worker.registry.thread_started(index);
         while worker.run_one_job() || worker.idle(None) {}
+        worker.registry.thread_exiting(index);
         CURRENT.with(|current| current.set(Current::NONE));
     }
 
