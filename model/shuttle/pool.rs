@@ -1297,3 +1297,56 @@ fn handle_graphs_across_two_pools() {
         ledger.assert_complete();
     });
 }
+
+// 2000 random + 2000 PCT (depth 3) iterations, floor 1000 each.
+//
+// The free functions in a model (N1 in `proofs/model-build.md`): each
+// thread outside every pool that calls them gets a pool of two workers,
+// built on its first call and dropped with the thread's locals. A task
+// `spawn`ed and never awaited still runs exactly once before the
+// execution ends (the drop drains it); `join`, `scope` and a parallel
+// iterator compute their results on the main thread's pool and on a
+// second thread's own; no worker outlives the execution (shuttle fails
+// one that does, as a deadlock or a leaked thread).
+#[test]
+fn free_functions_use_a_pool_per_thread_of_the_execution() {
+    use stealpool::prelude::*;
+    static EXECUTIONS: StdAtomicUsize = StdAtomicUsize::new(0);
+    static SPAWNED_RUNS: StdAtomicUsize = StdAtomicUsize::new(0);
+    EXECUTIONS.store(0, StdOrdering::SeqCst);
+    SPAWNED_RUNS.store(0, StdOrdering::SeqCst);
+    check(
+        "free_functions_use_a_pool_per_thread_of_the_execution",
+        2_000,
+        3,
+        || {
+            EXECUTIONS.fetch_add(1, StdOrdering::SeqCst);
+            assert_eq!(stealpool::current_num_threads(), 2);
+            stealpool::spawn(|| {
+                SPAWNED_RUNS.fetch_add(1, StdOrdering::SeqCst);
+            });
+            let other = shuttle::thread::spawn(|| {
+                let (a, b) = stealpool::join(|| 20, || 22);
+                // Its own pool's workers, not this thread.
+                let index = stealpool::join(stealpool::current_thread_index, || ()).0;
+                (a + b, index)
+            });
+            let mut halves = [0u64; 2];
+            let (left, right) = halves.split_at_mut(1);
+            stealpool::scope(|s| {
+                s.spawn(|_| left[0] = (1..=4u64).sum());
+                s.spawn(|_| right[0] = (5..=8u64).sum());
+            });
+            let by_iter: u64 = (1..=8u64).into_par_iter().sum();
+            assert_eq!((halves[0] + halves[1], by_iter), (36, 36));
+            let (sum, index) = other.join().unwrap();
+            assert_eq!(sum, 42);
+            assert!(matches!(index, Some(0 | 1)), "{index:?}");
+        },
+    );
+    // Every execution's spawned task ran, once, before its pool was gone.
+    assert_eq!(
+        SPAWNED_RUNS.load(StdOrdering::SeqCst),
+        EXECUTIONS.load(StdOrdering::SeqCst)
+    );
+}
