@@ -8,7 +8,7 @@ use super::ordering::{RELAXED, SLOT_MARK_RMW, TERMINATE_STORE};
 use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
 use super::task_count::TaskCount;
-use super::thread_hooks::ThreadHooks;
+use super::thread_hooks::{ThreadHandler, ThreadHooks};
 use super::worker::WorkerThread;
 use crate::lockfree::JobRef;
 use crate::lockfree::{BoundedLen, Stealer};
@@ -396,5 +396,32 @@ impl Registry {
     pub(crate) fn stats(&self) -> Stats {
         let (workers, spares) = self.counters.split_at(self.workers);
         stats::collect(workers, spares, self.spares.counts())
+    }
+}
+
+/// The builder's start and exit handlers, run by each thread of the pool.
+impl Registry {
+    /// Runs the start handler, if any, on a thread of this pool that is
+    /// about to take jobs. A panic in it goes to the pool's panic handler
+    /// (or is reported), as a spawned task's does: the thread lives on.
+    pub(crate) fn thread_started(&self, slot: usize) {
+        if let Some(handler) = &self.thread_hooks.start {
+            self.run_handler(slot, handler);
+        }
+    }
+
+    /// Runs the exit handler, if any, on a thread of this pool that takes
+    /// no more jobs.
+    pub(crate) fn thread_exiting(&self, slot: usize) {
+        if let Some(handler) = &self.thread_hooks.exit {
+            self.run_handler(slot, handler);
+        }
+    }
+
+    fn run_handler(&self, slot: usize, handler: &ThreadHandler) {
+        let index = slot % self.num_workers();
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| handler(index))) {
+            self.handle_panic(slot, payload);
+        }
     }
 }
