@@ -2,7 +2,7 @@
 # The whole verification gauntlet in one command, with a summary table.
 #
 #   model/scripts/verify.sh            everything, with the bounds CI uses
-#   model/scripts/verify.sh STEP...    only these steps (fmt clippy flags msrv minver test peers typed yours
+#   model/scripts/verify.sh STEP...    only these steps (fmt clippy flags msrv minver test peers rayon_peers typed yours
 #                              pinned stack loom shuttle lin lin_mutants fuzz miri tsan
 #                              mutants_smoke mutants)
 #
@@ -117,6 +117,15 @@ step_test() { run test 1200 "API, stress, proptest, doc" "cargo test (real threa
 # flavour's tests are cut, each listed in the log.
 step_peers() {
     run peers 900 "crossbeam-deque's own tests" "cargo test (registry)" -- bash model/scripts/crossbeam_tests.sh
+}
+
+step_rayon_peers() {
+    # rayon's and rayon-core's own tests against stealpool's rayon names,
+    # with every cut listed and checked (rayon_tests.sh); in the target
+    # directory of the peers step, so stealpool is built once for both.
+    run rayon_peers 1200 "rayon's and rayon-core's own tests" "cargo test (registry)" -- \
+        env PEER_TESTS_SECONDS=1100 bash model/scripts/rayon_tests.sh
+    grep -E "^rayon [0-9.]+'s and rayon-core" "$LOGS/rayon_peers.log" | tail -n 1 >&2
 }
 
 # The commands the README and CONTRIBUTING.md give users, exactly as typed:
@@ -382,7 +391,7 @@ step_mutants_smoke() {
 }
 
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv minver test peers typed yours pinned stack loom shuttle lin lin_mutants fuzz miri tsan mutants_smoke)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv minver test peers rayon_peers typed yours pinned stack loom shuttle lin lin_mutants fuzz miri tsan mutants_smoke)
 
 printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
 printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"
