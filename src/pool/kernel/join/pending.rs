@@ -13,10 +13,14 @@ use crate::pool::kernel::worker::WorkerThread;
 use crate::sync::flags::bug;
 
 /// Scheduling points a joining thread gives a thief under shuttle, at
-/// most, before it runs `a` (`let_a_thief_in`): more than a woken worker's
-/// path from its wake-up to its steal takes.
+/// most, before it runs `a` (`let_a_thief_in`). With two runnable threads
+/// the random scheduler runs the thief about every other point; 16 finds
+/// the planted races of `examples/model-your-code` as soon as 64 did
+/// (schedules 17, 17, 17, 4, 40), at a third less time in the pool's own
+/// models (`limited_joins_then_block_2_workers`: 8.3 s with 64, 5.5 s
+/// with 16, 2.7 s with no coin on a less loaded machine).
 #[cfg(feature = "shuttle")]
-const THIEF_STEPS: usize = 64;
+const THIEF_STEPS: usize = 16;
 
 impl WorkerThread {
     /// Whether a `join` may run its two closures inline, publishing nothing
