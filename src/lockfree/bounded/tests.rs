@@ -130,9 +130,20 @@ const STALLS: [u64; 12] = [
 /// the oldest, 7.
 #[test]
 fn a_stalled_helper_delivers_nothing_across_an_index_wrap() {
+    check_stalls(|moves| stalled_helper_across(moves, |v| v, |v| v));
+}
+
+/// The same with boxed elements, where an element taken twice is a double
+/// free (Miri and the allocator see it) and a lost one a leak.
+#[test]
+fn a_stalled_helper_delivers_nothing_across_an_index_wrap_boxed() {
+    check_stalls(|moves| stalled_helper_across(moves, Box::new, |v| *v));
+}
+
+fn check_stalls(run: impl Fn(u64) -> Vec<u64>) {
     let mut failures = Vec::new();
     for moves in STALLS {
-        let out = stalled_helper_across(moves);
+        let out = run(moves);
         let mut sorted = out.clone();
         sorted.sort_unstable();
         if sorted != [1, 7, 8] || out[1] != 7 {
@@ -148,11 +159,15 @@ fn a_stalled_helper_delivers_nothing_across_an_index_wrap() {
 
 /// The run of the test above: the elements out, in the order `s`'s first
 /// steal, `s`'s second steal, then the helper's and the owner's.
-fn stalled_helper_across(moves: u64) -> Vec<u64> {
+fn stalled_helper_across<T: PartialEq + fmt::Debug>(
+    moves: u64,
+    make: impl Fn(u64) -> T,
+    unmake: impl Fn(T) -> u64,
+) -> Vec<u64> {
     let worker = BoundedWorker::with_capacity(32);
     let s = worker.stealer();
     let helper = worker.stealer();
-    worker.push(1u64);
+    worker.push(make(1));
     announce(&helper);
     announce(&s);
     // A round claims index 0 for `s` (the first pending slot at or after
@@ -175,8 +190,8 @@ fn stalled_helper_across(moves: u64) -> Vec<u64> {
     // What a run of `moves` pushes and pops leaves.
     let bottom = worker.shared.bottom.load(Relaxed);
     worker.move_to(bottom.wrapping_add(moves as i64));
-    worker.push(7);
-    worker.push(8);
+    worker.push(make(7));
+    worker.push(make(8));
     announce(&s);
     // What the helper finds when it wakes up: `s`'s word pending again, as
     // it was when it loaded `top` (a request of `s` not yet served).
@@ -192,7 +207,7 @@ fn stalled_helper_across(moves: u64) -> Vec<u64> {
     while let Steal::Success(value) = s.steal() {
         out.push(value);
     }
-    out
+    out.into_iter().map(unmake).collect()
 }
 
 fn success<T>(steal: Steal<T>) -> Option<T> {
