@@ -52,7 +52,7 @@ pub(super) struct Shared<T> {
     pub(super) bottom: CachePadded<AtomicI64>,
     /// The current buffer; only the owner stores it.
     pub(super) buffer: CachePadded<AtomicPtr<Buffer>>,
-    /// Each slot's request word: idle, pending since an index, an index
+    /// Each slot's request word: idle, pending (by request number), an index
     /// delivered to it, or the owner's box of that index's element (G10).
     pub(super) requests: Box<[CachePadded<AtomicPtr<()>>]>,
     /// Thief slots not held by a `BoundedStealer`.
