@@ -17,6 +17,10 @@
 //! Loom treats SeqCst read-modify-writes as AcqRel and handles
 //! `fence(SeqCst)`; the deque uses no SeqCst access but its two fences.
 //!
+//! `stalled_helper_across_the_wrap` starts the deque's indices just below
+//! the 43-bit wrap of `top`'s index, through a constructor of the
+//! checkers' builds.
+//!
 //! The last model is the pool's: a pool built with
 //! `Builder::bounded_steals(true)`, whose workers queue the plain tasks
 //! they spawn on bounded deques (G12), checked for a lost wake-up.
@@ -82,7 +86,8 @@ fn report_rounds(name: &str) {
     assert!(most <= ROUND_BOUND);
 }
 
-// Preemption bound 2, floor 22000 (49048 executions observed, 8 s).
+// Preemption bound 2, floor 30000 (59948 executions observed, 10.7 s in
+// release at load 5-10; 49048 before G4's second look at `top`).
 //
 // The owner pushes two elements and pops twice (the second pop is the last
 // element, taken through the owner's request) while two thieves steal once
@@ -91,7 +96,7 @@ fn report_rounds(name: &str) {
 #[test]
 fn pop_vs_combined_steal() {
     let name = "bounded_pop_vs_combined_steal";
-    explore(name, 2, 22000, || {
+    explore(name, 2, 30000, || {
         let worker = BoundedWorker::with_capacity(2);
         let thieves: Vec<_> = (0..2)
             .map(|_| {
@@ -113,9 +118,10 @@ fn pop_vs_combined_steal() {
     report_rounds(name);
 }
 
-// Preemption bound 3, floor 1000 (2051 executions observed, 1 s: the
+// Preemption bound 3, floor 8000 (16097 executions observed, 2.7 s: the
 // owner takes its last element with one CAS when no request is pending,
-// G11, so there are fewer steps to interleave than the 6390 before).
+// G11, which left 2051 of the 6390 before it; G4's second look at `top`
+// and the requester's clear of its own tag brought more steps back).
 //
 // A thief announces its request and stops for good (`start_steal`): the
 // other thief and the owner must still finish, and the stopped request is
@@ -127,7 +133,7 @@ fn helping_a_stalled_requester() {
     let name = "bounded_helping_a_stalled_requester";
     let helped = StdArc::new(AtomicUsize::new(0));
     let counter = helped.clone();
-    explore(name, 3, 1000, move || {
+    explore(name, 3, 8000, move || {
         let worker = BoundedWorker::with_capacity(2);
         worker.push(element(1));
         let stalled = worker.stealer();
@@ -168,7 +174,8 @@ fn helping_a_stalled_requester() {
     report_rounds(name);
 }
 
-// Preemption bound 2, floor 37000 (74163 executions observed, 8 s).
+// Preemption bound 2, floor 87000 (175589 executions observed, 36 s in
+// release at load 5-10; 74163 before G4's second look at `top`).
 //
 // A thief announces (`start_steal`) before the others start; a second
 // thief's rounds serve it first (index 0, delivered by index, G4), then
@@ -181,7 +188,7 @@ fn helping_a_stalled_requester() {
 fn evicting_a_delivered_element() {
     let name = "bounded_evicting_a_delivered_element";
     let before = BoundedStealer::<Element>::evictions();
-    explore(name, 2, 37000, || {
+    explore(name, 2, 87000, || {
         let worker = BoundedWorker::with_capacity(4);
         worker.push(element(1));
         worker.push(element(2));
@@ -213,7 +220,8 @@ fn evicting_a_delivered_element() {
     report_rounds(name);
 }
 
-// Preemption bound 4, floor 12000 (25031 executions observed, 2 s).
+// Preemption bound 4, floor 26000 (53523 executions observed, 8.4 s in
+// release at load 5-10; 25031 before G4's second look at `top`).
 //
 // The owner pushes one element after spawning two thieves, so neither
 // thief's view of the push comes from the spawn. The first thief
@@ -226,7 +234,7 @@ fn evicting_a_delivered_element() {
 #[test]
 fn claimed_for_another_thief() {
     let name = "bounded_claimed_for_another_thief";
-    explore(name, 4, 12000, || {
+    explore(name, 4, 26000, || {
         let worker = BoundedWorker::with_capacity(4);
         let first = worker.stealer();
         let second = worker.stealer();
@@ -239,6 +247,55 @@ fn claimed_for_another_thief() {
         drain(&worker, &mut out);
         assert_exactly_once(&[1], out);
     });
+    report_rounds(name);
+}
+
+// Preemption bound 3, floor 4000 (8596 executions observed, 1.8 s in
+// release at load 5-10).
+//
+// A stalled helper across the wrap of `top`'s 43-bit index (G4): both
+// indices start one below 2^43 (`BoundedWorker::starting_at`, as a long
+// run of pushes and pops leaves them), so the claim of the one element
+// moves the index across the wrap. A helper announces (`start_steal`)
+// before the others start and then runs its rounds; a second thief steals
+// twice. The first claim (index 2^43 - 1, the slot after 15 being 0) is
+// for the second thief. The helper may load `top` tagged with that claim
+// and stop there, while the second thief delivers it to itself, takes the
+// element and asks again; when the helper goes on, the word it loads is
+// that later request's, pending, and it must not deliver the old claim
+// into it: its second look at `top` finds it changed. The element comes
+// out exactly once. `--cfg stealpool_bug="bounded_unchecked_help"` leaves
+// that look out: the second thief then takes the element twice.
+#[test]
+fn stalled_helper_across_the_wrap() {
+    let name = "bounded_stalled_helper_across_the_wrap";
+    let before = BoundedStealer::<Element>::helps_refused();
+    explore(name, 3, 4000, || {
+        let worker = BoundedWorker::starting_at(2, (1 << 43) - 1);
+        worker.push(element(1));
+        let twice = worker.stealer();
+        let helper = worker.stealer();
+        helper.start_steal();
+        let helping = thread::spawn(move || match helper.finish_steal() {
+            Steal::Success(cell) => Some(value(cell)),
+            Steal::Empty => None,
+            Steal::Retry => panic!("a bounded steal returned Retry"),
+        });
+        let stealing = thread::spawn(move || {
+            let mut out: Vec<usize> = steal(&twice).into_iter().collect();
+            out.extend(steal(&twice));
+            out
+        });
+        let mut out: Vec<usize> = stealing.join().unwrap();
+        out.extend(helping.join().unwrap());
+        drain(&worker, &mut out);
+        assert_exactly_once(&[1], out);
+    });
+    let refused = BoundedStealer::<Element>::helps_refused() - before;
+    progress::line(format_args!(
+        "model {name}: a helper found `top` changed after loading a pending word in {refused} executions"
+    ));
+    assert!(refused > 0, "no execution reached G4's second look at `top`");
     report_rounds(name);
 }
 

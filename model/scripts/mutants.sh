@@ -64,6 +64,7 @@ list_mutants() {
     printf 'park_unannounced\tloom_pool\tbug\tH6\ta parked waiter tells its latch under the sleep lock\tit only checks it\n'
     printf 'local_push_unfenced\tloom_pool\tbug\tS3\ta worker pays S3 on its own deque too\tonly on others\n'
     printf 'pending_unchecked\tloom_pool\tbug\tF5\tfinal check sees pending halves\tit does not\n'
+    printf 'bounded_unchecked_help\tloom_bounded\tbug\tG4\ta helper looks at top again before it delivers a claim for another slot\tit delivers at once\n'
     printf 'bounded_unchecked\tloom_bounded\tbug\tG12\thas-work checks (final check, V5) see the bounded deques\tthey do not\n'
     printf 'sleeper_unannounced\tloom_pool\tbug\tS7\tsleepers count themselves in the sleepers word\tthey do not\n'
     printf 'pending_limit_ignored\tloom_pool\tbug\tF6\tinline only past the limit of pending halves\tevery join inline\n'
@@ -132,6 +133,8 @@ row() {
         local freed
         freed=$(grep -B3 -m1 'double free detected' "$log" | grep -oE 'model [a-z_0-9]+: exploring' | tail -n1 | awk '{print $2}' | tr -d :)
         assertion="${assertion:+$assertion; }${freed:-a model} aborted on a double free"
+        # The abort ends the run at that model: it is the one that caught it.
+        [ -n "$failed" ] || failed=${freed:-aborted}
     fi
     if [ -n "$failed" ]; then
         verdict="**caught**"

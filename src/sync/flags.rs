@@ -33,6 +33,10 @@ pub(crate) use orderings;
 /// optimiser drops the one not taken; a name that is not listed here does
 /// not compile. Grouped by the file that uses each.
 macro_rules! bug {
+    // lockfree/bounded/shared.rs
+    ("bounded_unchecked_help") => {
+        cfg!(stealpool_bug = "bounded_unchecked_help")
+    };
     // lockfree/deque/ordering.rs
     ("relaxed_buffer_publish") => {
         cfg!(stealpool_bug = "relaxed_buffer_publish")

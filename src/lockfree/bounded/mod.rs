@@ -18,7 +18,12 @@
 //! * **Helping.** While the tag is set, `top` does not move on: whoever
 //!   reads it delivers the index `t` into `s`'s request word (one CAS from
 //!   `s`'s pending word, G4) and clears the tag (G9); the CAS lets one
-//!   delivery through. The requester then reads the element from its slot.
+//!   delivery through. A request returns only once its claim's tag is
+//!   gone, and a helper for another slot delivers only if `top` is
+//!   unchanged when it looks again after loading the word, so however long
+//!   a helper sleeps, and however often the 43-bit index wraps meanwhile,
+//!   it delivers into no request but the one the claim serves (G4). The
+//!   requester then reads the element from its slot.
 //! * **Eviction.** The owner never rewrites the slot of a delivered index
 //!   whose element was not taken: when its pushes would reach one, it moves
 //!   that element into a box and swaps the box into the request word (one
@@ -33,6 +38,10 @@
 //! primitive integers and job references as themselves, larger types
 //! boxed), since a request word carries an index, not the element: the
 //! owner's push and pop are `Worker`'s.
+//!
+//! The deque needs 64-bit pointers (its request words carry a 43-bit
+//! index or a 62-bit request number): the crate does not build elsewhere
+//! (`proofs/bounded.md`, "Limits").
 //!
 //! The bound counts this deque's atomic steps. For elements that travel
 //! as one word it is the whole cost of a steal; a boxed element adds the
@@ -74,11 +83,11 @@ orderings! {
     /// served requester. Release: the claimer's acquire of `bottom` (G3)
     /// reaches every helper that reads the tag (G1).
     CLAIM: Ordering = Release, weakened "bounded_claim" => Relaxed;
-    /// G7: a helper's load of the served requester's word. Acquire: a
-    /// delivery it reads (G4) happens before the tag clear (G9) that
-    /// follows it, so the requester, which acquires the clear, sees it
-    /// (coherence alone gives that since deliveries carry an index: kept,
-    /// not needed, `proofs/bounded.md` G7).
+    /// G7: a helper's load of the served requester's word. Acquire: if it
+    /// reads a later request's pending word, the end of the claimed
+    /// request, and so the clear of its tag, happens before the helper's
+    /// second look at `top` (G4's check), which then sees `top` changed and
+    /// delivers nothing.
     REQUEST_LOAD: Ordering = Acquire, weakened "bounded_request_load" => Relaxed;
     /// G4: the delivery, a CAS of the requester's word from its pending
     /// value to the claimed index. Release: the requester acquires it (G4's
@@ -159,6 +168,12 @@ const OWNER_LOCAL: Ordering = Relaxed;
 /// sees the deque empty whatever `bottom` it reads).
 const OWNER_CLAIM: Ordering = Relaxed;
 
+/// G4: a helper's second look at `top`, after its load of the request
+/// word, before it delivers a claim for another slot. Relaxed: the word's
+/// acquire load (G7) orders it after anything a later request's pending
+/// word carries.
+const RECHECK: Ordering = Relaxed;
+
 /// G2: the failure ordering of every CAS: a failed CAS here decides
 /// nothing from what it read (the next round loads `top` again, G1).
 const CAS_FAILURE: Ordering = Relaxed;
@@ -190,19 +205,19 @@ const OWNER: usize = 15;
 
 /// The most rounds one steal (or the owner's last-element `pop`) runs:
 /// `4 * SLOTS` (the round bound in the repository's `proofs/bounded.md`:
-/// at most `SLOTS` claims and
-/// withdrawals, `SLOTS` tag clears and `2 * (SLOTS - 1)` announces can
-/// change `top` before a pending request is served or withdrawn, and each
-/// round that does not return is matched to one of those changes). Every
-/// round does at most one CAS of `top` and four atomic steps in all.
+/// at most `SLOTS` claims and withdrawals, `SLOTS + 1` tag clears and
+/// `2 * (SLOTS - 1)` announces can change `top` before a pending request is
+/// decided and the tag of its claim cleared, and each round that does not
+/// return is matched to one of those changes). Every round does at most
+/// one CAS of `top` and five atomic steps in all.
 /// Those steps are the whole steal for elements that travel as one word
 /// (integers, `bool`, `char`, floats); a boxed element adds the `free` of
 /// its box, whose progress is the allocator's.
 ///
 /// ```
-/// // 64 rounds of at most 4 atomic steps, the announce's 3, and the 5 of
+/// // 64 rounds of at most 5 atomic steps, the announce's 2, and the 5 of
 /// // taking the element (G10).
-/// assert_eq!(stealpool::deque::ROUND_BOUND * 4 + 3 + 5, 264);
+/// assert_eq!(stealpool::deque::ROUND_BOUND * 5 + 2 + 5, 327);
 /// ```
 pub const ROUND_BOUND: usize = 4 * SLOTS;
 
@@ -216,11 +231,30 @@ const PENDING_MASK: u64 = ((1 << SLOTS) - 1) << TAG_BITS;
 /// The largest buffer: differences of 43-bit indices are exact below 2^42.
 const MAX_CAPACITY: usize = 1 << 40;
 
-/// A request word that is neither pending, nor delivered, nor evicted.
-/// Request words: idle (3), pending since an index (`4p + 1`), a delivered
-/// index (`4d + 2`), or the owner's box holding the delivered element (a
-/// pointer, a multiple of 4, G10).
-const IDLE: usize = 3;
+// A request word holds a 43-bit index or a request's 62-bit number beside
+// its two kind bits, and `MAX_CAPACITY` is 2^40: the deque is for targets
+// with 64-bit pointers (`proofs/bounded.md`, "Limits").
+#[cfg(not(target_pointer_width = "64"))]
+compile_error!(
+    "stealpool's bounded deque (and so stealpool) needs 64-bit pointers: its request words hold \
+     a 43-bit index or a 62-bit request number, and its buffers reach 2^40 slots"
+);
+
+/// Request words: idle after the slot's request `g` (`4g + 3`), pending as
+/// request `g` (`4g + 1`), a delivered index (`4d + 2`), or the owner's box
+/// holding the delivered element (a pointer, a multiple of 4, G10). A
+/// slot's requests are numbered from 1 on (wrapping only after 2^62), so
+/// no pending word is repeated (G4).
+fn idle(generation: usize) -> *mut () {
+    ptr::without_provenance_mut((generation << 2) | 3)
+}
+fn is_idle(word: *mut ()) -> bool {
+    word.addr() & 3 == 3
+}
+/// The number of the request an idle or pending word belongs to.
+fn generation(word: *mut ()) -> usize {
+    word.addr() >> 2
+}
 
 fn index(word: u64) -> u64 {
     word >> INDEX_SHIFT
@@ -252,15 +286,12 @@ fn choose(word: u64, t: u64) -> usize {
     let start = (t % SLOTS as u64) as u32;
     ((mask.rotate_right(start).trailing_zeros() + start) % SLOTS as u32) as usize
 }
-/// A request pending since index `start` (odd, so never an element).
-fn pending(start: u64) -> *mut () {
-    ptr::without_provenance_mut(((start as usize) << 2) | 1)
+/// The slot's request number `generation`, pending (odd, so never a box).
+fn pending(generation: usize) -> *mut () {
+    ptr::without_provenance_mut((generation << 2) | 1)
 }
 fn is_pending(word: *mut ()) -> bool {
     word.addr() & 3 == 1
-}
-fn pending_start(word: *mut ()) -> u64 {
-    (word.addr() >> 2) as u64
 }
 /// Index `index` (43 bits) delivered to a request (G4).
 fn delivered(index: u64) -> *mut () {

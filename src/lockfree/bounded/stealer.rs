@@ -7,6 +7,12 @@ use super::*;
 /// returns [`Steal::Success`] or [`Steal::Empty`], never [`Steal::Retry`],
 /// within [`ROUND_BOUND`] rounds of its own, whatever other thieves do.
 ///
+/// A thread that stops in the middle of a steal, for any time, holds up no
+/// other steal, and when it goes on it delivers nothing into a later
+/// request (a thief's request is answered in a word that names the
+/// request by a 62-bit number, not by the 43-bit index of `top`, which
+/// wraps).
+///
 /// Each handle holds one of [`MAX_STEALERS`] request slots, so it is not
 /// `Clone`; ask the worker for more. It can move between threads (`Send`)
 /// but runs one steal at a time (not `Sync`).
@@ -41,6 +47,9 @@ use super::*;
 pub struct BoundedStealer<T> {
     pub(super) shared: Arc<Shared<T>>,
     pub(super) slot: usize,
+    /// The number of the slot's last request (G4: numbered from the
+    /// slot's idle word when the handle took the slot).
+    pub(super) generation: Cell<usize>,
     pub(super) _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -81,8 +90,16 @@ impl<T> BoundedStealer<T> {
     /// ```
     #[doc(hidden)]
     pub fn steal_counting_rounds(&self) -> (Steal<T>, usize) {
-        let (word, rounds) = self.shared.request(self.slot);
+        let (word, rounds) = self.shared.request(self.slot, self.next_generation());
         (Self::outcome(word), rounds)
+    }
+
+    /// The number of the handle's next request, which it becomes.
+    #[inline]
+    pub(super) fn next_generation(&self) -> usize {
+        let next = self.generation.get().wrapping_add(1);
+        self.generation.set(next);
+        next
     }
 
     /// A request's outcome as a steal's.
@@ -125,7 +142,7 @@ impl<T> BoundedStealer<T> {
     #[cfg(any(feature = "loom", feature = "shuttle"))]
     #[doc(hidden)]
     pub fn start_steal(&self) {
-        self.shared.announce(self.slot);
+        self.shared.announce(self.slot, self.next_generation());
     }
 
     /// The second half of [`steal`](Self::steal), after
@@ -133,7 +150,7 @@ impl<T> BoundedStealer<T> {
     #[cfg(any(feature = "loom", feature = "shuttle"))]
     #[doc(hidden)]
     pub fn finish_steal(&self) -> Steal<T> {
-        Self::outcome(self.shared.serve(self.slot).0)
+        Self::outcome(self.shared.serve(self.slot, self.generation.get()).0)
     }
 
     /// Whether this handle's request, started by
@@ -161,7 +178,7 @@ impl<T> BoundedStealer<T> {
     /// outside the checkers' builds.
     #[cfg(all(test, not(any(feature = "loom", feature = "shuttle"))))]
     pub(super) fn finish_steal_any(&self) -> Steal<T> {
-        Self::outcome(self.shared.serve(self.slot).0)
+        Self::outcome(self.shared.serve(self.slot, self.generation.get()).0)
     }
 }
 
@@ -174,12 +191,28 @@ impl<T> BoundedStealer<T> {
         // T1: a statistic, read after the runs that counted.
         EVICTIONS.count()
     }
+
+    /// How many times so far in this process a helper found a pending
+    /// request word, then `top` changed since it saw the claim, and so
+    /// delivered nothing (model checkers' builds only; G4).
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    #[doc(hidden)]
+    pub fn helps_refused() -> usize {
+        // T1: a statistic, read after the runs that counted.
+        HELPS_REFUSED.count()
+    }
 }
 
 impl<T> Drop for BoundedStealer<T> {
     fn drop(&mut self) {
-        // G2: release our idle word to the next holder of the slot.
-        self.shared.free.fetch_or(1 << self.slot, SLOT_RELEASE);
+        // G2: our own word, idle unless a request was left under way (only
+        // the checkers' builds can leave one, `start_steal`): then the slot
+        // is never given back, so that a tag naming its claim still names
+        // the slot's request under way (G4).
+        if is_idle(self.shared.requests[self.slot].load(OWNER_LOCAL)) {
+            // G2: release our idle word to the next holder of the slot.
+            self.shared.free.fetch_or(1 << self.slot, SLOT_RELEASE);
+        }
     }
 }
 

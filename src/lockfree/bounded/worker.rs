@@ -12,6 +12,11 @@ use super::*;
 /// steal is under way, else through a request like a thief's, so it too
 /// finishes within [`ROUND_BOUND`] rounds.
 ///
+/// Indices are 43 bits wide in the shared word and wrap; no steal's
+/// outcome depends on how often (see [`BoundedStealer`]). The deque is for
+/// targets with 64-bit pointers only: its buffers reach 2^40 slots, and the
+/// words in which requests are answered carry a 43-bit index.
+///
 /// ```
 /// use stealpool::deque::{BoundedWorker, Steal};
 ///
@@ -35,6 +40,8 @@ pub struct BoundedWorker<T> {
     /// that left no delivered element behind (G10): then no element was
     /// delivered since, and the next scan is skipped. `UNKNOWN` otherwise.
     pub(super) clean_at: Cell<u64>,
+    /// The number of the owner's last request (slot `OWNER`, G4).
+    pub(super) generation: Cell<usize>,
 }
 
 /// `clean_at` when a scan is needed.
@@ -81,7 +88,7 @@ impl<T> BoundedWorker<T> {
             "stealpool::deque::BoundedWorker::with_capacity: capacity {capacity} is above 2^40"
         );
         let buffer = Buffer::alloc(capacity.max(2).next_power_of_two(), ptr::null_mut());
-        let idle = ptr::without_provenance_mut(IDLE);
+        let idle = idle(0);
         let shared = Arc::new(Shared {
             top: CachePadded::new(AtomicU64::new(0)),
             bottom: CachePadded::new(AtomicI64::new(0)),
@@ -99,7 +106,40 @@ impl<T> BoundedWorker<T> {
             slots: Cell::new(unsafe { (*buffer).owner_view() }),
             push_limit: Cell::new(0),
             clean_at: Cell::new(0),
+            generation: Cell::new(0),
         }
+    }
+
+    /// An empty deque as [`with_capacity`](Self::with_capacity) makes it,
+    /// with both indices at `index` instead of 0, as a long run of pushes
+    /// and pops would leave them: for the models of a stalled thread
+    /// across the 43-bit wrap of `top`'s index (model checkers' builds
+    /// only).
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    #[doc(hidden)]
+    pub fn starting_at(capacity: usize, index: i64) -> Self {
+        let worker = Self::with_capacity(capacity);
+        worker.move_to(index);
+        worker
+    }
+
+    /// Moves both indices of an empty deque with no request under way to
+    /// `at`, as `at - bottom` pushes each followed by a pop would
+    /// (each pop's CAS past the last element, G11, moving `top`); the next
+    /// push finds its limit and rescans (G10).
+    #[cfg(any(test, feature = "loom", feature = "shuttle"))]
+    pub(super) fn move_to(&self, at: i64) {
+        let shared = &*self.shared;
+        // G8: relaxed, the owner's own view: no request under way.
+        let top = shared.top.load(OWNER_LOCAL);
+        let bottom = shared.bottom.load(OWNER_LOCAL);
+        assert_eq!(top & (PENDING_MASK | TAG_MASK), 0, "a request is under way");
+        assert_eq!(diff(low(bottom), index(top)), 0, "the deque is not empty");
+        // G8: relaxed, as above; no thief has a request to read them for.
+        shared.top.store(low(at) << INDEX_SHIFT, OWNER_LOCAL);
+        shared.bottom.store(at, OWNER_LOCAL);
+        self.push_limit.set(i64::MIN);
+        self.clean_at.set(UNKNOWN);
     }
 
     /// A thief's handle, or `None` if [`MAX_STEALERS`] are alive.
@@ -126,11 +166,17 @@ impl<T> BoundedWorker<T> {
                 .compare_exchange(free, free & !(1 << slot), SLOT_ACQUIRE, CAS_FAILURE)
             {
                 Ok(_) => {
+                    // G2: the slot's idle word, stored by its last holder
+                    // before the release we acquired: the number of its
+                    // last request, which ours go on from (G4).
+                    let word = self.shared.requests[slot].load(OWNER_LOCAL);
+                    debug_assert!(is_idle(word));
                     return Some(BoundedStealer {
                         shared: self.shared.clone(),
                         slot,
+                        generation: Cell::new(generation(word)),
                         _not_sync: PhantomData,
-                    })
+                    });
                 }
                 Err(now) => free = now,
             }
@@ -373,7 +419,9 @@ impl<T> BoundedWorker<T> {
         // only a claim from a round that read `bottom` before can still take
         // it. The owner's request, decided by a claim or a withdrawal like a
         // thief's (G6, G5), settles between the two within the round bound.
-        let taken = match shared.request(OWNER).0 {
+        let next = self.generation.get().wrapping_add(1);
+        self.generation.set(next);
+        let taken = match shared.request(OWNER, next).0 {
             // A claim of index `bottom` served the owner.
             // SAFETY: delivered to us alone (G4), taken once (G10).
             Some(word) => Some(unsafe { element(word) }),
