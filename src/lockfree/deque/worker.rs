@@ -343,20 +343,27 @@ impl<T> Worker<T> {
     /// assert_eq!(fifo.pop(), Some(1));
     /// ```
     pub fn pop(&self) -> Option<T> {
-        if self.fifo {
-            // D19: a FIFO worker's owner takes the oldest element by D17's
-            // claim, and never lowers `bottom`.
-            return self.pop_oldest();
-        }
         let inner = &*self.inner;
         // D12: fast path. A stale `top` is an older, smaller one, so this
         // can only err towards "not empty", which the slow path rechecks;
-        // an empty deque costs no fence.
+        // an empty deque costs no fence (nor, on a FIFO worker, a CAS).
         let bottom = inner.bottom.load(OWNER_LOCAL);
         if bottom - inner.top.load(OWNER_LOCAL) <= 0 {
             return None;
         }
+        if self.fifo {
+            // D19: a FIFO worker's owner takes the oldest element by D17's
+            // claim, and never lowers `bottom`.
+            return self.pop_fifo();
+        }
         self.take_bottom(bottom - 1, self.owner_biased)
+    }
+
+    /// A FIFO worker's `pop` (D19), out of line: a LIFO worker's `pop`
+    /// inlines no more than the test of the flag.
+    #[inline(never)]
+    fn pop_fifo(&self) -> Option<T> {
+        self.pop_oldest()
     }
 
     /// `pop` for an owner-biased deque, with no fast path for an empty one:
