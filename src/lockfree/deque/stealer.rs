@@ -209,10 +209,12 @@ impl<T> Stealer<T> {
     /// onto `dest`, ordered as by [`steal_batch`](Self::steal_batch):
     /// crossbeam-deque 0.8's `steal_batch_with_limit`. How many move is
     /// not specified beyond that: about half of the elements there were
-    /// (rounded up), never more than `limit`. A limit above 32 lets a batch
-    /// grow past [`steal_batch`](Self::steal_batch)'s; a batch that must
-    /// be reversed on its way (a FIFO deque into a LIFO worker or the
-    /// other way round) is then held in a vector, one allocation.
+    /// (rounded up), never more than `limit`; a limit above 32 lets a batch
+    /// grow past [`steal_batch`](Self::steal_batch)'s. A batch that must
+    /// be reversed on its way (from a FIFO deque into a LIFO worker, or the
+    /// other way round) is held in a vector until its last claim: one
+    /// allocation per such batch; between workers of one flavour there is
+    /// none.
     ///
     /// ```
     /// use stealpool::deque::{Steal, Worker};
