@@ -4,7 +4,8 @@
 //! The owner of the deque, a [`Worker`], pushes and pops at the *bottom*
 //! (LIFO, so it keeps working on what is hot in its cache); any number of
 //! [`Stealer`]s take from the *top* (FIFO, so they take the oldest, usually
-//! the largest, pieces of work). The algorithm is the C/C++11-atomics formulation of Lê,
+//! the largest, pieces of work). The owner of a [`Worker::new_fifo`] pops
+//! at the top too, oldest first. The algorithm is the C/C++11-atomics formulation of Lê,
 //! Pop, Cohen and Zappa Nardelli, "Correct and efficient work-stealing for
 //! weak memory models" (PPoPP 2013), with a buffer that only grows. An
 //! [`Injector`] is a FIFO queue shared by every thread, for work that comes
@@ -13,13 +14,18 @@
 //! # Compared with crossbeam-deque
 //!
 //! The names and the semantics are crossbeam-deque 0.8's, and its own tests
-//! run against this module (taken from the cargo registry when the check
-//! runs, FIFO tests cut). The differences:
+//! run against this module, every one of them (taken from the cargo
+//! registry when the check runs): both flavours ([`Worker::new_lifo`],
+//! [`Worker::new_fifo`]), the batch steals with and without a limit
+//! ([`Stealer::steal_batch_with_limit`],
+//! [`Stealer::steal_batch_with_limit_and_pop`], and the same on
+//! [`Injector`]), which hand what they take over in crossbeam's order:
+//! `dest.pop()` gives it as the victim's owner would have popped it,
+//! whatever `dest`'s flavour. The differences:
 //!
-//! * **One flavor.** A [`Worker`] is crossbeam's LIFO worker
-//!   ([`Worker::new_lifo`]); there is no FIFO one.
-//!   [`steal_batch_and_pop`](Stealer::steal_batch_and_pop) returns the
-//!   newest of the elements it stole, as crossbeam's does from a LIFO worker.
+//! * **Batches claim one element at a time**, also from a FIFO worker,
+//!   where crossbeam claims the batch with one CAS; how many a batch takes
+//!   is unspecified in both. A limit of 0 panics, as in crossbeam.
 //! * **Any `T`, one word per slot.** Every slot is one atomic word, so a
 //!   thief that reads a slot the owner is rewriting is not a data race (it is
 //!   one in crossbeam). A `T` that is not one word travels in a `Box<T>`: one

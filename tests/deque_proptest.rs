@@ -41,6 +41,17 @@ fn op(push: u32) -> impl Strategy<Value = Op> {
     ]
 }
 
+/// `op`, with the batch steals with a limit (1 to 40, past the default cap
+/// of 32) in a fifth of the batches.
+fn op_with_limits(push: u32) -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => op(push),
+        1 => (side(), side(), 1..=40usize, any::<bool>()).prop_map(|(from, into, limit, pop)| {
+            Op::StealBatchWithLimit { from, into, limit, pop }
+        }),
+    ]
+}
+
 /// `cases` on real hardware; under Miri (about a thousand times slower, and
 /// isolated from the file system where proptest keeps its regressions) a
 /// couple of cases with no persistence.
@@ -98,6 +109,23 @@ proptest! {
         ops in prop::collection::vec(op(70), length(0..400, 0..40)),
     ) {
         check_ops(capacity, &ops);
+    }
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// Either deque FIFO (`Worker::fifo_with_capacity`, D19) or LIFO, from
+    /// the tiniest capacities, with batch steals with and without a limit
+    /// between them: the owners' pops, and the order batches hand their
+    /// elements over in, against the reference model.
+    #[test]
+    fn fifo_and_lifo_sequences_match_the_model(
+        capacity in 0..=4usize,
+        fifo in any::<[bool; 2]>(),
+        ops in prop::collection::vec(op_with_limits(60), length(0..300, 0..40)),
+    ) {
+        deque_ops::check_ops_with(capacity, fifo, &ops);
     }
 }
 

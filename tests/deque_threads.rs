@@ -89,6 +89,14 @@ fn owner_biased_owner_and_three_thieves_account_for_every_element() {
     owner_and_three_thieves(Worker::owner_biased_with_capacity, scaled(1 << 18, 200));
 }
 
+/// The same with FIFO deques (`Worker::fifo_with_capacity`, D19): the
+/// owners' pops claim at the top by a CAS, against the thieves' claims of
+/// the same index, and the batches go into a FIFO worker.
+#[test]
+fn fifo_owner_and_three_thieves_account_for_every_element() {
+    owner_and_three_thieves(Worker::fifo_with_capacity, scaled(1 << 20, 200));
+}
+
 fn owner_and_three_thieves(new_deque: fn(usize) -> Worker<usize>, elements: usize) {
     let seen = Seen::new(elements);
     let owner = new_deque(1);
@@ -223,6 +231,13 @@ fn owner_pops_race_batch_steals() {
 #[test]
 fn owner_biased_owner_pops_race_batch_steals() {
     owner_pops_race_batch_steals_on(Worker::owner_biased_with_capacity, scaled(1 << 18, 200));
+}
+
+/// The same with FIFO deques (D19): the owner's pops and the thief's batch
+/// claims race for the same index, each by a CAS on `top`.
+#[test]
+fn fifo_owner_pops_race_batch_steals() {
+    owner_pops_race_batch_steals_on(Worker::fifo_with_capacity, scaled(1 << 20, 200));
 }
 
 fn owner_pops_race_batch_steals_on(new_deque: fn(usize) -> Worker<usize>, elements: usize) {

@@ -8,7 +8,8 @@
 //! that short inputs make long sequences, and biased towards what finds bugs:
 //! tiny capacities (growth), more pushes than removals (long live ranges that
 //! wrap around the ring), and rare worker drops (a dropped worker ends the
-//! owner's part of the sequence for its side).
+//! owner's part of the sequence for its side). Two bits of the first byte
+//! make either deque a FIFO worker.
 
 #![no_main]
 
@@ -16,7 +17,7 @@
 mod deque_ops;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
-use deque_ops::{check_ops, Op, Side, MAX_CAPACITY};
+use deque_ops::{check_ops_with, Op, Side, MAX_CAPACITY};
 use libfuzzer_sys::fuzz_target;
 
 /// Longer sequences only slow the fuzzer down; the interesting states are
@@ -26,6 +27,8 @@ const MAX_OPS: usize = 2048;
 #[derive(Debug)]
 struct Input {
     capacity: usize,
+    /// Which deques are FIFO workers (D19).
+    fifo: [bool; 2],
     ops: Vec<Op>,
 }
 
@@ -39,11 +42,13 @@ impl<'a> Arbitrary<'a> for Input {
         } else {
             usize::from(selector) % (MAX_CAPACITY + 1)
         };
+        // Bits 2 and 3 of the same byte: each deque FIFO in half the inputs.
+        let fifo = [selector & 4 != 0, selector & 8 != 0];
         let mut ops = Vec::new();
         while !u.is_empty() && ops.len() < MAX_OPS {
             ops.push(op(u)?);
         }
-        Ok(Input { capacity, ops })
+        Ok(Input { capacity, fifo, ops })
     }
 }
 
@@ -68,14 +73,26 @@ fn op(u: &mut Unstructured<'_>) -> Result<Op> {
             into: other,
         },
         // Into the deque's own worker, which pops.
-        120..=125 => Op::StealBatchAndPop {
+        120..=122 => Op::StealBatchAndPop {
             from: side,
             into: side,
         },
+        // With a limit (1 to 64) from the next byte, whose low bit says
+        // whether one element is returned, and the next whether the batch
+        // goes into the deque's own worker.
+        123..=125 => {
+            let byte: u8 = u.arbitrary()?;
+            Op::StealBatchWithLimit {
+                from: side,
+                into: if byte & 2 == 0 { other } else { side },
+                limit: usize::from(byte >> 2) + 1,
+                pop: byte & 1 == 1,
+            }
+        }
         _ => Op::DropWorker(side),
     })
 }
 
 fuzz_target!(|input: Input| {
-    check_ops(input.capacity, &input.ops);
+    check_ops_with(input.capacity, input.fifo, &input.ops);
 });

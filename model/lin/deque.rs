@@ -29,7 +29,7 @@ mod linearizability;
 #[path = "../support/shuttle_run.rs"]
 mod shuttle_run;
 
-use lin_record::{batch, stolen};
+use lin_record::{batch, fifo_batch, stolen};
 use linearizability::{check, Action, OverlapTally, Recorder};
 use shuttle::rand::{thread_rng, RngCore};
 use shuttle::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
@@ -41,15 +41,31 @@ use stealpool::deque::Worker;
 /// Thieves besides the owner.
 const THIEVES: usize = 2;
 
-/// The scheduler seeds of the five tests, in the order below.
-const SEEDS: [u64; 5] = [0x5EED_0001, 0x5EED_0002, 0x5EED_0003, 0x5EED_0004, 0x5EED_0005];
+/// The scheduler seeds of the seven tests, in the order below.
+const SEEDS: [u64; 7] = [
+    0x5EED_0001,
+    0x5EED_0002,
+    0x5EED_0003,
+    0x5EED_0004,
+    0x5EED_0005,
+    0x5EED_0006,
+    0x5EED_0007,
+];
 
 /// Each test's overlap floors (percent of its histories with calls of two
 /// threads overlapping, with an owner's pop overlapping a successful steal,
 /// and with two successful steals overlapping), in the order of [`SEEDS`].
 /// The counts measured are a little above (printed by each test; with the
 /// quick bounds' tenth of the schedules as with the full ones).
-const FLOORS: [(usize, usize, usize); 5] = [(99, 50, 4), (55, 10, 1), (90, 20, 3), (95, 90, 30), (30, 5, 5)];
+const FLOORS: [(usize, usize, usize); 7] = [
+    (99, 50, 4),
+    (55, 10, 1),
+    (90, 20, 3),
+    (95, 90, 30),
+    (30, 5, 5),
+    (55, 8, 1),
+    (95, 75, 20),
+];
 
 /// What the thieves call.
 #[derive(Clone, Copy)]
@@ -60,6 +76,16 @@ enum Thieves {
     StealAndBatch,
 }
 
+/// Which flavour of deque is checked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flavour {
+    /// `Worker::with_capacity`: the owner pops the newest.
+    Lifo,
+    /// `Worker::fifo_with_capacity` (D19): the owner pops the oldest, and
+    /// the batching thieves steal into FIFO workers of their own.
+    Fifo,
+}
+
 /// One execution: the owner does `owner_ops` random pushes (two in three)
 /// and pops on a deque of capacity 1 (so pushes grow it while thieves
 /// steal), each thief `thief_ops` calls; then the history is checked.
@@ -67,12 +93,18 @@ fn owner_and_thieves(
     owner_ops: usize,
     thief_ops: usize,
     kind: Thieves,
+    flavour: Flavour,
     tally: std::sync::Arc<OverlapTally>,
 ) -> impl Fn() + Send + Sync + 'static {
     move || {
         let clock = Arc::new(AtomicU64::new(1));
         let owner_done = Arc::new(AtomicBool::new(false));
-        let worker = Worker::<usize>::with_capacity(1);
+        let fifo = flavour == Flavour::Fifo;
+        let worker = if fifo {
+            Worker::<usize>::fifo_with_capacity(1)
+        } else {
+            Worker::<usize>::with_capacity(1)
+        };
         let thieves: Vec<_> = (1..=THIEVES)
             .map(|thread| {
                 let stealer = worker.stealer();
@@ -81,7 +113,11 @@ fn owner_and_thieves(
                 thread::spawn(move || {
                     let tick = || clock.fetch_add(1, SeqCst);
                     let mut log = Recorder::new(thread);
-                    let dest = Worker::<usize>::with_capacity(1);
+                    let dest = if fifo {
+                        Worker::<usize>::fifo_with_capacity(1)
+                    } else {
+                        Worker::<usize>::with_capacity(1)
+                    };
                     // Recorded by shuttle, like the owner's choices.
                     let mut choices = thread_rng().next_u64();
                     if matches!(kind, Thieves::StealAndBatch) {
@@ -96,7 +132,9 @@ fn owner_and_thieves(
                     for _ in 0..thief_ops {
                         let use_batch = matches!(kind, Thieves::StealAndBatch) && choices % 2 == 1;
                         choices /= 2;
-                        if use_batch {
+                        if use_batch && fifo {
+                            log.record_fifo_batch(tick, || fifo_batch(&stealer, &dest));
+                        } else if use_batch {
                             log.record_batch(tick, || batch(&stealer, &dest));
                         } else {
                             log.record(tick, || Action::Steal(stolen(stealer.steal())));
@@ -128,7 +166,14 @@ fn owner_and_thieves(
                     Action::Push(value as u64)
                 });
             } else {
-                log.record(tick, || Action::Pop(worker.pop().map(|v| v as u64)));
+                log.record(tick, || {
+                    let popped = worker.pop().map(|v| v as u64);
+                    if fifo {
+                        Action::PopOldest(popped)
+                    } else {
+                        Action::Pop(popped)
+                    }
+                });
             }
         }
         owner_done.store(true, SeqCst);
@@ -151,6 +196,7 @@ fn owner_and_thieves(
 /// The seeds are fixed, so the counts are the same on every run and the
 /// floors (set under the counts measured, for the quick bounds' tenth of
 /// the schedules too) cannot fail by chance.
+#[allow(clippy::too_many_arguments)]
 fn lin_test(
     name: &str,
     schedule: Schedule,
@@ -158,6 +204,7 @@ fn lin_test(
     owner_ops: usize,
     thief_ops: usize,
     kind: Thieves,
+    flavour: Flavour,
     (cross, pop, steals): (usize, usize, usize),
 ) {
     let tally = std::sync::Arc::new(OverlapTally::default());
@@ -166,7 +213,7 @@ fn lin_test(
         name,
         schedule,
         Some(seed),
-        owner_and_thieves(owner_ops, thief_ops, kind, tally.clone()),
+        owner_and_thieves(owner_ops, thief_ops, kind, flavour, tally.clone()),
     );
     progress::line(format_args!("lin_deque {name}: {}", tally.summary()));
     tally.assert_floors(&format!("lin_deque {name}"), cross, pop, steals);
@@ -183,6 +230,7 @@ fn owner_and_two_thieves_random() {
         6,
         4,
         Thieves::Steal,
+        Flavour::Lifo,
         FLOORS[0],
     );
 }
@@ -202,6 +250,7 @@ fn owner_and_two_thieves_pct() {
         6,
         4,
         Thieves::Steal,
+        Flavour::Lifo,
         FLOORS[1],
     );
 }
@@ -220,6 +269,7 @@ fn owner_and_two_thieves_pct_deep() {
         6,
         6,
         Thieves::Steal,
+        Flavour::Lifo,
         FLOORS[2],
     );
 }
@@ -237,6 +287,7 @@ fn owner_and_two_batching_thieves_random() {
         7,
         3,
         Thieves::StealAndBatch,
+        Flavour::Lifo,
         FLOORS[3],
     );
 }
@@ -253,6 +304,46 @@ fn owner_and_two_batching_thieves_pct() {
         7,
         3,
         Thieves::StealAndBatch,
+        Flavour::Lifo,
         FLOORS[4],
+    );
+}
+
+// A FIFO worker (D19): its owner's pops take the oldest, by D17's claim,
+// judged as steals that cannot answer `Retry`. 30000 PCT schedules, depth
+// 3, the owner doing 6 operations on a deque of one slot, each thief 4
+// steals (floor: all 30000 must run).
+#[test]
+fn fifo_owner_and_two_thieves_pct() {
+    lin_test(
+        "fifo_owner_and_two_thieves_pct",
+        Schedule::Pct {
+            iterations: 30000,
+            depth: 3,
+        },
+        SEEDS[5],
+        6,
+        4,
+        Thieves::Steal,
+        Flavour::Fifo,
+        FLOORS[5],
+    );
+}
+
+// A FIFO worker with batching thieves, each stealing into a FIFO worker of
+// its own (`steal_batch_and_pop` returns the oldest it took, the thief's
+// worker pops the rest oldest first): 30000 random schedules, as
+// `owner_and_two_batching_thieves_random` (floor: all 30000 must run).
+#[test]
+fn fifo_owner_and_two_batching_thieves_random() {
+    lin_test(
+        "fifo_owner_and_two_batching_thieves_random",
+        Schedule::Random { iterations: 30000 },
+        SEEDS[6],
+        7,
+        3,
+        Thieves::StealAndBatch,
+        Flavour::Fifo,
+        FLOORS[6],
     );
 }

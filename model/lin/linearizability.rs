@@ -24,6 +24,9 @@
 //! * `push(v)`: appends `v` at the bottom.
 //! * `pop()`: removes and returns the bottom value, or returns `None` if the
 //!   deque is empty.
+//! * `pop()` of a FIFO worker (`Worker::new_fifo`, [`Action::PopOldest`]):
+//!   removes and returns the top value, or returns `None` if the deque is
+//!   empty: judged as a `steal()` that cannot return `Retry`.
 //! * `steal()`: `Success(v)` removes the top value `v`; `Empty` only if the
 //!   deque is empty; `Retry` is legal in any state and changes nothing.
 //!
@@ -74,6 +77,9 @@ pub enum Action {
     Push(u64),
     /// `Worker::pop()` and what it returned.
     Pop(Option<u64>),
+    /// `Worker::pop()` of a FIFO worker (`Worker::new_fifo`) and what it
+    /// returned: the top value, as a steal takes it.
+    PopOldest(Option<u64>),
     /// `Stealer::steal()` and what it returned.
     Steal(Stolen),
     /// `Stealer::steal_batch_and_pop(dest)` and what it returned; the
@@ -91,6 +97,8 @@ impl Action {
         match self {
             Action::Batch(stolen) => Action::Steal(stolen),
             Action::BatchMoved(v) => Action::Steal(Stolen::Success(v)),
+            Action::PopOldest(Some(v)) => Action::Steal(Stolen::Success(v)),
+            Action::PopOldest(None) => Action::Steal(Stolen::Empty),
             other => other,
         }
     }
@@ -102,6 +110,8 @@ impl fmt::Display for Action {
             Action::Push(v) => write!(f, "push({v})"),
             Action::Pop(Some(v)) => write!(f, "pop() -> Some({v})"),
             Action::Pop(None) => write!(f, "pop() -> None"),
+            Action::PopOldest(Some(v)) => write!(f, "pop() of a FIFO worker -> Some({v})"),
+            Action::PopOldest(None) => write!(f, "pop() of a FIFO worker -> None"),
             Action::Steal(Stolen::Success(v)) => write!(f, "steal() -> Success({v})"),
             Action::Steal(Stolen::Empty) => write!(f, "steal() -> Empty"),
             Action::Steal(Stolen::Retry) => write!(f, "steal() -> Retry"),
@@ -158,7 +168,9 @@ pub fn step(state: &mut VecDeque<u64>, action: Action) -> bool {
         }
         Action::Steal(Stolen::Empty) => state.is_empty(),
         Action::Steal(Stolen::Retry) => true,
-        Action::Batch(_) | Action::BatchMoved(_) => unreachable!("spec() maps batches to steals"),
+        Action::Batch(_) | Action::BatchMoved(_) | Action::PopOldest(_) => {
+            unreachable!("spec() maps batches and FIFO pops to steals")
+        }
     }
 }
 
@@ -173,7 +185,8 @@ fn unstep(state: &mut VecDeque<u64>, action: Action) {
         Action::Pop(None)
         | Action::Steal(Stolen::Empty | Stolen::Retry)
         | Action::Batch(_)
-        | Action::BatchMoved(_) => {}
+        | Action::BatchMoved(_)
+        | Action::PopOldest(_) => {}
     }
 }
 
@@ -275,7 +288,8 @@ pub fn overlap(history: &[Event]) -> Overlap {
                 continue;
             }
             overlap.cross_thread += 1;
-            let is_pop = |e: &Event| e.thread == 0 && matches!(e.action, Action::Pop(_));
+            let is_pop =
+                |e: &Event| e.thread == 0 && matches!(e.action, Action::Pop(_) | Action::PopOldest(_));
             let took = |e: &Event| {
                 matches!(
                     e.action,
@@ -629,13 +643,37 @@ impl Recorder {
         tick: impl Fn() -> u64,
         call: impl FnOnce() -> (Stolen, Vec<u64>),
     ) -> Stolen {
+        self.record_batch_ranked(tick, call, false)
+    }
+
+    /// As [`record_batch`](Self::record_batch), for a batch from a FIFO
+    /// deque: the element returned is the first claim, the moved ones
+    /// (in the order claimed) come after it.
+    pub fn record_fifo_batch(
+        &mut self,
+        tick: impl Fn() -> u64,
+        call: impl FnOnce() -> (Stolen, Vec<u64>),
+    ) -> Stolen {
+        self.record_batch_ranked(tick, call, true)
+    }
+
+    fn record_batch_ranked(
+        &mut self,
+        tick: impl Fn() -> u64,
+        call: impl FnOnce() -> (Stolen, Vec<u64>),
+        returned_first: bool,
+    ) -> Stolen {
         let invoke = tick();
         let (result, moved) = call();
         let ret = tick();
         let thread = self.thread;
-        let last = moved.len() as u8 + 1;
+        let (first_moved, last) = if returned_first {
+            (2, 1)
+        } else {
+            (1, moved.len() as u8 + 1)
+        };
         self.events
-            .extend(moved.into_iter().zip(1..).map(|(v, part)| Event {
+            .extend(moved.into_iter().zip(first_moved..).map(|(v, part)| Event {
                 thread,
                 invoke,
                 ret,

@@ -23,3 +23,14 @@ pub fn batch(stealer: &Stealer<usize>, dest: &Worker<usize>) -> (Stolen, Vec<u64
     moved.reverse();
     (first, moved)
 }
+
+/// A `steal_batch_and_pop` from a FIFO deque into `dest` (an empty FIFO
+/// worker, private to this thief), and what it moved there, emptied back
+/// out: the call returns the oldest it took and `dest` pops the others
+/// oldest first, so in the order the batch stole them.
+#[allow(dead_code)] // shuttle's `lin_deque` only; the real-thread driver has LIFO workers
+pub fn fifo_batch(stealer: &Stealer<usize>, dest: &Worker<usize>) -> (Stolen, Vec<u64>) {
+    let first = stolen(stealer.steal_batch_and_pop(dest));
+    let moved: Vec<u64> = std::iter::from_fn(|| dest.pop()).map(|v| v as u64).collect();
+    (first, moved)
+}

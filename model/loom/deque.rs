@@ -622,3 +622,77 @@ fn pop_oldest_vs_steal() {
         assert_exactly_once(&pushed, out);
     });
 }
+
+// Preemption bound 5, floor 850 (1713 executions observed, 0.3 s).
+//
+// A FIFO worker (`Worker::new_fifo`, D19): its owner pops the oldest by
+// D17's claim, a CAS on `top`, while a thief steals the same end (D5-D9).
+// Two elements, then the owner pops twice, pushes a third and pops again
+// while the thief steals twice: each element comes out exactly once, and
+// each taker gets its elements oldest first. A thief taking the element
+// the owner has read but not yet claimed makes the owner's CAS fail and
+// retry at the next index, which must read that index's slot afresh (the
+// `oldest_stale_word` mutant keeps the word it read and hands element 1
+// out twice).
+#[test]
+fn fifo_pop_vs_steal() {
+    explore("fifo_pop_vs_steal", 5, 850, || {
+        let pushed = [1, 2, 3];
+        let worker = Worker::fifo_with_capacity(2);
+        worker.push(1);
+        worker.push(2);
+        let stealer = worker.stealer();
+        let thief = thread::spawn(move || {
+            let mut got = Vec::new();
+            take(&mut got, steal(&stealer), &[1, 2, 3]);
+            take(&mut got, steal(&stealer), &[1, 2, 3]);
+            got
+        });
+        let mut out: Vec<usize> = Vec::new();
+        out.extend(worker.pop());
+        out.extend(worker.pop());
+        worker.push(3);
+        out.extend(worker.pop());
+        let stolen = thief.join().unwrap();
+        drain(&worker, &mut out);
+        assert!(out.is_sorted(), "the FIFO owner took {out:?}, not oldest first");
+        assert!(stolen.is_sorted(), "the thief took {stolen:?}, not oldest first");
+        out.extend(stolen);
+        assert_exactly_once(&pushed, out);
+    });
+}
+
+// Preemption bound 5, floor 32000 (63855 executions observed, 7.6 s);
+// quick: bound 4, floor 10500 (21321, 2.5 s).
+//
+// A FIFO worker of capacity 1 grows twice (1 -> 2 -> 4) under a thief, its
+// pops claiming at `top` between the pushes, and a push after its own pops
+// reuses a slot they freed (D1 on a `top` the owner's own CAS wrote, D19):
+// the thief steals twice while the owner pushes 2 and 3, pops, pushes 4 and
+// pops. Each element exactly once, each taker oldest first.
+#[test]
+fn fifo_grow_vs_pop_and_steal() {
+    explore_bounds("fifo_grow_vs_pop_and_steal", (5, 32000), (4, 10500), || {
+        let pushed = [1, 2, 3, 4];
+        let worker = Worker::fifo_with_capacity(1);
+        worker.push(1);
+        let stealer = worker.stealer();
+        let thief = thread::spawn(move || {
+            let mut got = Vec::new();
+            take(&mut got, steal(&stealer), &pushed);
+            take(&mut got, steal(&stealer), &pushed);
+            got
+        });
+        worker.push(2);
+        worker.push(3);
+        let mut out: Vec<usize> = worker.pop().into_iter().collect();
+        worker.push(4);
+        out.extend(worker.pop());
+        let stolen = thief.join().unwrap();
+        drain(&worker, &mut out);
+        assert!(out.is_sorted(), "the FIFO owner took {out:?}, not oldest first");
+        assert!(stolen.is_sorted(), "the thief took {stolen:?}, not oldest first");
+        out.extend(stolen);
+        assert_exactly_once(&pushed, out);
+    });
+}

@@ -16,12 +16,14 @@
 # crossbeam's versions; `cargo test` runs them there, with its own target
 # directory.
 #
-# The one thing left out is the FIFO flavour of Worker (`Worker::new_fifo`),
-# which stealpool does not have: the files and tests named below are cut, and
-# the script fails if any of them is missing, if one of them does not call
-# `new_fifo`, or if anything that is kept still does, so that a new
-# crossbeam-deque cannot silently change what runs. Every cut is printed.
-# Every other test must pass, and at least one must run.
+# Nothing is left out: stealpool::deque has crossbeam's FIFO flavour
+# (`Worker::new_fifo`) and the `*_with_limit` batch steals, so every test of
+# every file runs. The cut lists below stay for a test that a future
+# crossbeam-deque adds and stealpool cannot run yet: each entry names the
+# test and the reason; the script fails if an entry is not a test of that
+# crossbeam-deque, so that a new version cannot silently change what runs.
+# Every cut is printed with its reason. Every other test must pass, and at
+# least one must run.
 #
 # Environment: PEER_TESTS_SECONDS bounds the build and run (default 800).
 set -euo pipefail
@@ -33,23 +35,10 @@ export CARGO_TARGET_DIR=$ROOT/target/peer-tests/target
 LOG=target/peer-tests/metadata.log
 START=$(date +%s)
 
-# Whole files of crossbeam's tests/ whose every test is on a FIFO worker.
-CUT_FILES=(fifo.rs)
-# FILE:TEST, the tests of the other files that make a FIFO worker.
-CUT_TESTS=(
-    injector.rs:stress
-    injector.rs:no_starvation
-    injector.rs:destructors
-    steal.rs:steal_fifo
-    steal.rs:steal_batch_fifo_fifo
-    steal.rs:steal_batch_fifo_lifo
-    steal.rs:steal_batch_lifo_fifo
-    steal.rs:steal_batch_injector_fifo
-    steal.rs:steal_batch_and_pop_fifo_fifo
-    steal.rs:steal_batch_and_pop_fifo_lifo
-    steal.rs:steal_batch_and_pop_lifo_fifo
-    steal.rs:steal_batch_and_pop_injector_fifo
-)
+# Whole files of crossbeam's tests/ to leave out, as FILE:REASON.
+CUT_FILES=()
+# Tests of the other files to leave out, as FILE:TEST:REASON.
+CUT_TESTS=()
 
 die() {
     echo "crossbeam_tests: $*" >&2
@@ -99,18 +88,17 @@ fi
 PEER=$(dirname "$MANIFEST")
 [ -d "$PEER/tests" ] || die "crossbeam-deque $VERSION has no tests/ in $PEER"
 
-# --- the FIFO cuts -----------------------------------------------------------
-# Top-level functions of a rustfmt-formatted file: NAME, then 1 if its body
-# mentions new_fifo, else 0, then 1 if it is a #[test]. A function starts at
-# `fn NAME` in column 0 and ends at the next `}` in column 0.
+# --- the cuts ----------------------------------------------------------------
+# Top-level functions of a rustfmt-formatted file: NAME, then 1 if it is a
+# #[test]. A function starts at `fn NAME` in column 0 and ends at the next
+# `}` in column 0.
 functions() {
     awk '
         /^#\[test\]/ { test = 1 }
         /^fn [A-Za-z0-9_]+[(<]/ {
-            name = $2; sub(/[(<].*/, "", name); fifo = 0; infn = 1
+            name = $2; sub(/[(<].*/, "", name); infn = 1
         }
-        infn && /new_fifo/ { fifo = 1 }
-        infn && /^}/ { print name, fifo, test; infn = 0; test = 0 }
+        infn && /^}/ { print name, test; infn = 0; test = 0 }
     ' "$1"
 }
 
@@ -140,46 +128,50 @@ strip_functions() {
     ' "$1" >"$2"
 }
 
-dups=$(printf '%s\n' "${CUT_FILES[@]}" "${CUT_TESTS[@]}" | sort | uniq -d)
+cut_names() {
+    for entry in ${CUT_FILES[@]+"${CUT_FILES[@]}"}; do echo "${entry%%:*}"; done
+    for entry in ${CUT_TESTS[@]+"${CUT_TESTS[@]}"}; do
+        rest=${entry#*:}
+        echo "${entry%%:*}:${rest%%:*}"
+    done
+}
+dups=$(cut_names | sort | uniq -d)
 [ -z "$dups" ] || die "named twice in the cut lists: $dups"
 
 rm -rf "$SCRATCH"
 mkdir -p "$SCRATCH/src" "$SCRATCH/tests"
 echo "crossbeam-deque $VERSION's tests against stealpool::deque ($PEER/tests)"
-echo "cut (stealpool's Worker has no FIFO flavour, Worker::new_fifo):"
 cut_count=0
-for f in "${CUT_FILES[@]}"; do
+for entry in ${CUT_FILES[@]+"${CUT_FILES[@]}"}; do
+    f=${entry%%:*}
     [ -f "$PEER/tests/$f" ] || die "tests/$f, to be cut whole, is not in crossbeam-deque $VERSION"
-    tests=$(functions "$PEER/tests/$f" | awk '$3 == 1')
+    tests=$(functions "$PEER/tests/$f" | awk '$2 == 1')
     [ -n "$tests" ] || die "tests/$f has no tests"
-    not_fifo=$(awk '$2 == 0 { printf " %s", $1 }' <<<"$tests")
-    [ -z "$not_fifo" ] || die "tests/$f is cut whole, but these tests of it make no FIFO worker:$not_fifo"
     n=$(wc -l <<<"$tests")
     cut_count=$((cut_count + n))
-    echo "  tests/$f, the whole file ($n tests, all on a FIFO worker): $(awk '{ printf "%s ", $1 }' <<<"$tests")"
+    echo "  cut: tests/$f, the whole file ($n tests: ${entry#*:}): $(awk '{ printf "%s ", $1 }' <<<"$tests")"
 done
 for path in "$PEER"/tests/*.rs; do
     f=$(basename "$path")
-    [[ " ${CUT_FILES[*]} " == *" $f "* ]] && continue
+    whole=0
+    for entry in ${CUT_FILES[@]+"${CUT_FILES[@]}"}; do [ "${entry%%:*}" = "$f" ] && whole=1; done
+    [ "$whole" = 1 ] && continue
     names=""
-    for entry in "${CUT_TESTS[@]}"; do
+    for entry in ${CUT_TESTS[@]+"${CUT_TESTS[@]}"}; do
         [ "${entry%%:*}" = "$f" ] || continue
-        t=${entry#*:}
-        functions "$path" | awk -v t="$t" '$1 == t && $2 == 1 && $3 == 1 { ok = 1 } END { exit !ok }' ||
-            die "tests/$f: $t, to be cut, is not a test there that makes a FIFO worker"
+        rest=${entry#*:}
+        t=${rest%%:*}
+        functions "$path" | awk -v t="$t" '$1 == t && $2 == 1 { ok = 1 } END { exit !ok }' ||
+            die "tests/$f: $t, to be cut, is not a test there"
         names="$names $t"
         cut_count=$((cut_count + 1))
-        echo "  tests/$f: $t (makes a FIFO worker)"
+        echo "  cut: tests/$f: $t (${rest#*:})"
     done
     strip_functions "$path" "$SCRATCH/tests/$f" "$names" || die "tests/$f: the cut list does not match crossbeam-deque $VERSION"
-    if grep -n new_fifo "$SCRATCH/tests/$f" >&2; then
-        die "tests/$f still calls new_fifo after the cuts (lines above): a test to add to CUT_TESTS, or one to run"
-    fi
 done
-for entry in "${CUT_TESTS[@]}"; do
+for entry in ${CUT_TESTS[@]+"${CUT_TESTS[@]}"}; do
     f=${entry%%:*}
     [ -f "$PEER/tests/$f" ] || die "tests/$f, named in CUT_TESTS, is not in crossbeam-deque $VERSION"
-    [[ " ${CUT_FILES[*]} " != *" $f "* ]] || die "$entry: tests/$f is cut whole already"
 done
 echo "  $cut_count tests cut in all"
 
@@ -241,6 +233,6 @@ read -r passed failed ignored < <(awk '/^test result:/ {
         if ($(i + 1) ~ /^failed/) f += $i
         if ($(i + 1) ~ /^ignored/) g += $i
     } } END { print p + 0, f + 0, g + 0 }' "$OUT")
-echo "crossbeam-deque $VERSION's tests: $((passed + failed)) run, $passed passed, $failed failed, $ignored ignored, $cut_count cut (FIFO); $(($(date +%s) - START))s"
+echo "crossbeam-deque $VERSION's tests: $((passed + failed)) run, $passed passed, $failed failed, $ignored ignored, $cut_count cut; $(($(date +%s) - START))s"
 [ "$status" -eq 0 ] || die "cargo test failed (status $status)"
 [ $((passed + failed)) -gt 0 ] || die "no test ran"

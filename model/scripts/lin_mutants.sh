@@ -31,6 +31,7 @@ export CARGO_TERM_COLOR=never
 PAIRS=$(printf '%s\t%s\t%s\t%s\t%s\n' \
     stale_buffer lin_deque model owner_and_two_thieves_random 'history of [0-9]+ operations is NOT linearizable' \
     batch_wide_cas lin_deque model owner_and_two_batching_thieves_random 'history of [0-9]+ operations is NOT linearizable' \
+    oldest_stale_word lin_deque model fifo_owner_and_two_thieves_pct 'history of [0-9]+ operations is NOT linearizable' \
     batch_newest_first shuttle_injector test queue_linearizable "the queue's history is not linearizable" \
     finished_early lin_pool test handles_linearizable "the handles' history is NOT linearizable" \
     when_all_reversed lin_pool test when_all_and_zip_linearizable "the handles' history is NOT linearizable" \

@@ -59,6 +59,7 @@ list_mutants() {
     printf 'relaxed_buffer_publish\tloom_deque\tbug\tD8/D10\tRelease/Acquire\tRelaxed/Relaxed\n'
     printf 'batch_wide_cas\tloom_deque\tbug\tB1\tone steal per element\tone CAS for the batch\n'
     printf 'oldest_store\tloom_deque\tbug\tD17\tCAS on top\tplain store of top\n'
+    printf 'oldest_stale_word\tloom_deque\tbug\tD19\ta retry reads the next index'"'"'s slot\tit keeps the word read before\n'
     printf 'no_rescue\tloom_pool\tbug\tF4\tidle workers take unanswered halves\tthey only ask\n'
     printf 'join_wait_runs_any\tloom_pool\tbug\tH6\tjoin and scope waits run only work they await\tany job of the pool\n'
     printf 'park_unannounced\tloom_pool\tbug\tH6\ta parked waiter tells its latch under the sleep lock\tit only checks it\n'

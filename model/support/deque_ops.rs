@@ -67,6 +67,19 @@ pub enum Op {
         /// The thief's own deque.
         into: Side,
     },
+    /// A thief steals a batch of at most `limit` (at least 1) from the top
+    /// of `from` into the `Worker` of `into`: `steal_batch_with_limit_and_pop`
+    /// if `pop`, else `steal_batch_with_limit`, which moves every element.
+    StealBatchWithLimit {
+        /// The victim.
+        from: Side,
+        /// The thief's own deque.
+        into: Side,
+        /// The most elements taken.
+        limit: usize,
+        /// Whether one element is returned rather than moved.
+        pop: bool,
+    },
     /// The owner of `side` drops its `Worker` while the `Stealer` lives on:
     /// thieves may still take what is left, and whatever they leave must be
     /// dropped with the last `Stealer`. Later owner operations on `side`
@@ -87,14 +100,22 @@ pub enum Op {
 /// # Panics
 ///
 /// On any disagreement with the model, and if `capacity > MAX_CAPACITY`.
+#[allow(dead_code)] // the fuzz target calls `check_ops_with`
 pub fn check_ops(capacity: usize, ops: &[Op]) {
+    check_ops_with(capacity, [false, false], ops);
+}
+
+/// [`check_ops`] with the flavour of each deque: `fifo[0]` for [`Side::A`],
+/// `fifo[1]` for [`Side::B`], `true` for a `Worker::fifo_with_capacity`
+/// (D19), whose owner pops the oldest.
+pub fn check_ops_with(capacity: usize, fifo: [bool; 2], ops: &[Op]) {
     assert!(
         capacity <= MAX_CAPACITY,
         "capacity {capacity} above {MAX_CAPACITY}"
     );
-    Run::<usize>::new(capacity, ops).execute(ops);
-    Run::<Box<usize>>::new(capacity, ops).execute(ops);
-    Run::<Box<Tracked>>::new(capacity, ops).execute(ops);
+    Run::<usize>::new(capacity, fifo, ops).execute(ops);
+    Run::<Box<usize>>::new(capacity, fifo, ops).execute(ops);
+    Run::<Box<Tracked>>::new(capacity, fifo, ops).execute(ops);
 }
 
 /// Counts the drops of every element of a run, by serial number.
@@ -211,18 +232,22 @@ struct Run<P: Send> {
 }
 
 impl<P: Payload> Run<P> {
-    fn new(capacity: usize, ops: &[Op]) -> Self {
-        let deque = || {
-            let worker = Worker::with_capacity(capacity);
+    fn new(capacity: usize, fifo: [bool; 2], ops: &[Op]) -> Self {
+        let deque = |fifo: bool| {
+            let (worker, model) = if fifo {
+                (Worker::fifo_with_capacity(capacity), ReferenceDeque::new_fifo())
+            } else {
+                (Worker::with_capacity(capacity), ReferenceDeque::new())
+            };
             Deque {
                 stealer: worker.stealer(),
                 worker: Some(worker),
-                model: ReferenceDeque::new(),
+                model,
             }
         };
         let pushes = ops.iter().filter(|op| matches!(op, Op::Push(..))).count();
         Run {
-            deques: [deque(), deque()],
+            deques: [deque(fifo[0]), deque(fifo[1])],
             ledger: Arc::new(Ledger::new(if P::TRACKED { pushes } else { 0 })),
             pushed: 0,
             removed: 0,
@@ -281,6 +306,47 @@ impl<P: Payload> Run<P> {
                     let got = src.stealer.steal_batch_and_pop(worker);
                     let want = src.model.steal_batch_and_pop(&mut dst.model);
                     self.compare_steal(got, want, at);
+                }
+            }
+            Op::StealBatchWithLimit {
+                from,
+                into,
+                limit,
+                pop,
+            } if from == into => {
+                let deque = &mut self.deques[from.index()];
+                if let Some(worker) = &deque.worker {
+                    if pop {
+                        let got = deque.stealer.steal_batch_with_limit_and_pop(worker, limit);
+                        let want = deque.model.steal_batch_into_self();
+                        self.compare_steal(got, want, at);
+                    } else {
+                        // Nothing moves: `Success` if the deque holds one.
+                        let got = deque.stealer.steal_batch_with_limit(worker, limit);
+                        let want = !deque.model.is_empty();
+                        assert_eq!(got.is_success(), want, "{at}: batch into its own deque");
+                        assert_eq!(got.is_empty(), !want, "{at}: batch into its own deque");
+                    }
+                }
+            }
+            Op::StealBatchWithLimit { from, limit, pop, .. } => {
+                let [a, b] = &mut self.deques;
+                let (src, dst) = if from == Side::A { (a, b) } else { (b, a) };
+                if let Some(worker) = &dst.worker {
+                    if pop {
+                        let got = src.stealer.steal_batch_with_limit_and_pop(worker, limit);
+                        let want = src.model.steal_batch_with_limit_and_pop(&mut dst.model, limit);
+                        self.compare_steal(got, want, at);
+                    } else {
+                        let got = src.stealer.steal_batch_with_limit(worker, limit);
+                        let moved = src.model.steal_batch_with_limit(&mut dst.model, limit);
+                        let want = if moved > 0 {
+                            Steal::Success(())
+                        } else {
+                            Steal::Empty
+                        };
+                        assert_eq!(got, want, "{at}: batch of {moved} moved");
+                    }
                 }
             }
             Op::DropWorker(side) => {

@@ -26,12 +26,15 @@ pub const MAX_BATCH: usize = 32;
 pub struct ReferenceDeque<T> {
     /// Front = top (oldest), back = bottom (newest).
     items: VecDeque<T>,
+    /// `Worker::new_fifo`: the owner pops the oldest.
+    fifo: bool,
 }
 
 impl<T> Default for ReferenceDeque<T> {
     fn default() -> Self {
         ReferenceDeque {
             items: VecDeque::new(),
+            fifo: false,
         }
     }
 }
@@ -40,6 +43,14 @@ impl<T> ReferenceDeque<T> {
     /// An empty deque.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty deque whose owner pops the oldest (`Worker::new_fifo`).
+    pub fn new_fifo() -> Self {
+        ReferenceDeque {
+            items: VecDeque::new(),
+            fifo: true,
+        }
     }
 
     /// The number of elements.
@@ -57,9 +68,14 @@ impl<T> ReferenceDeque<T> {
         self.items.push_back(value);
     }
 
-    /// `Worker::pop`: takes the newest element, from the bottom.
+    /// `Worker::pop`: takes the newest element, from the bottom (the
+    /// oldest, from the top, for a FIFO deque).
     pub fn pop(&mut self) -> Option<T> {
-        self.items.pop_back()
+        if self.fifo {
+            self.items.pop_front()
+        } else {
+            self.items.pop_back()
+        }
     }
 
     /// `Stealer::steal`: takes the oldest element, from the top.
@@ -71,22 +87,64 @@ impl<T> ReferenceDeque<T> {
     /// `len` elements: half, rounded up, at most [`MAX_BATCH`]. Rounding up
     /// lets a thief take the only element; taking no more than half leaves
     /// the owner the newest (hottest) half of its work.
+    #[allow(dead_code)] // the tests' table; the fuzz target uses the limited form
     pub fn batch_size(len: usize) -> usize {
-        len.div_ceil(2).min(MAX_BATCH)
+        Self::batch_size_with_limit(len, MAX_BATCH)
     }
 
-    /// `Stealer::steal_batch_and_pop` into another deque's `Worker`: takes
-    /// [`batch_size`](Self::batch_size) elements from the top, returns the
-    /// newest of them (as crossbeam-deque's LIFO workers do) and pushes the
-    /// others into `dest` oldest first, so they keep their relative order
-    /// there.
+    /// [`batch_size`](Self::batch_size) with `limit` (at least 1) in place
+    /// of [`MAX_BATCH`], as the `*_with_limit` steals take.
+    pub fn batch_size_with_limit(len: usize, limit: usize) -> usize {
+        len.div_ceil(2).min(limit)
+    }
+
+    /// `Stealer::steal_batch_and_pop` into another deque's `Worker`:
+    /// [`steal_batch_with_limit_and_pop`](Self::steal_batch_with_limit_and_pop)
+    /// with a limit of [`MAX_BATCH`].
     pub fn steal_batch_and_pop(&mut self, dest: &mut ReferenceDeque<T>) -> Option<T> {
-        let count = Self::batch_size(self.len());
-        dest.items.extend(self.items.drain(..count));
-        if count == 0 {
-            None
+        self.steal_batch_with_limit_and_pop(dest, MAX_BATCH)
+    }
+
+    /// Takes [`batch_size_with_limit`](Self::batch_size_with_limit)
+    /// elements from the top and returns the one this deque's owner would
+    /// pop first (the newest of them; the oldest from a FIFO deque, as
+    /// crossbeam-deque's), and moves the others to `dest` so that `dest`
+    /// pops them in the order this deque's owner would have: in their order
+    /// when both pop alike, reversed when they do not.
+    pub fn steal_batch_with_limit_and_pop(
+        &mut self,
+        dest: &mut ReferenceDeque<T>,
+        limit: usize,
+    ) -> Option<T> {
+        let count = Self::batch_size_with_limit(self.len(), limit);
+        let mut batch: VecDeque<T> = self.items.drain(..count).collect();
+        let kept = if self.fifo {
+            batch.pop_front()
         } else {
-            dest.items.pop_back()
+            batch.pop_back()
+        };
+        self.hand_over(batch, dest);
+        kept
+    }
+
+    /// `Stealer::steal_batch_with_limit` into another deque's `Worker`:
+    /// moves the batch of
+    /// [`steal_batch_with_limit_and_pop`](Self::steal_batch_with_limit_and_pop),
+    /// the one it returns included, and returns how many moved.
+    pub fn steal_batch_with_limit(&mut self, dest: &mut ReferenceDeque<T>, limit: usize) -> usize {
+        let count = Self::batch_size_with_limit(self.len(), limit);
+        let batch: VecDeque<T> = self.items.drain(..count).collect();
+        self.hand_over(batch, dest);
+        count
+    }
+
+    /// Pushes `batch` (oldest first) on `dest` so that `dest` pops it in
+    /// the order this deque's owner would have.
+    fn hand_over(&self, batch: VecDeque<T>, dest: &mut ReferenceDeque<T>) {
+        if self.fifo == dest.fifo {
+            dest.items.extend(batch);
+        } else {
+            dest.items.extend(batch.into_iter().rev());
         }
     }
 
@@ -164,6 +222,24 @@ mod tests {
             .map(ReferenceDeque::<()>::batch_size)
             .collect();
         assert_eq!(sizes, [0, 1, 1, 2, 2, 32, 32, 32, 32]);
+    }
+
+    #[test]
+    fn fifo_batches_keep_the_victims_order() {
+        // From a FIFO deque: the oldest is returned, the rest popped oldest
+        // first by either flavour of thief.
+        let mut victim = ReferenceDeque::new_fifo();
+        (0..6).for_each(|v| victim.push(v));
+        let mut lifo = ReferenceDeque::new();
+        assert_eq!(victim.steal_batch_and_pop(&mut lifo), Some(0));
+        assert_eq!((lifo.pop(), lifo.pop(), lifo.pop()), (Some(1), Some(2), None));
+        let mut fifo = ReferenceDeque::new_fifo();
+        assert_eq!(victim.steal_batch_with_limit(&mut fifo, 1), 1);
+        assert_eq!((fifo.pop(), victim.pop()), (Some(3), Some(4)));
+        // From a LIFO deque into a FIFO one: newest first.
+        let mut victim = filled(0..4);
+        assert_eq!(victim.steal_batch_with_limit(&mut fifo, 8), 2);
+        assert_eq!((fifo.pop(), fifo.pop()), (Some(1), Some(0)));
     }
 
     #[test]

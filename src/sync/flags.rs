@@ -52,6 +52,9 @@ macro_rules! bug {
     ("oldest_store") => {
         cfg!(stealpool_bug = "oldest_store")
     };
+    ("oldest_stale_word") => {
+        cfg!(stealpool_bug = "oldest_stale_word")
+    };
     // lockfree/injector/queue.rs
     ("batch_newest_first") => {
         cfg!(stealpool_bug = "batch_newest_first")

@@ -28,6 +28,7 @@ mod tests;
 mod worker;
 
 use super::element::from_word;
+pub(crate) use stealer::assert_limit;
 pub use stealer::Stealer;
 pub use worker::Worker;
 

@@ -49,11 +49,18 @@ pub struct Stealer<T> {
     /// The owner pops with a light barrier (D15), so steals run the heavy
     /// one (D16).
     owner_biased: bool,
+    /// The owner pops the oldest (`Worker::new_fifo`, D19): a batch steal
+    /// hands what it took over in that order.
+    fifo: bool,
 }
 
 impl<T> Stealer<T> {
-    pub(super) fn new(inner: Arc<Inner<T>>, owner_biased: bool) -> Self {
-        Stealer { inner, owner_biased }
+    pub(super) fn new(inner: Arc<Inner<T>>, owner_biased: bool, fifo: bool) -> Self {
+        Stealer {
+            inner,
+            owner_biased,
+            fifo,
+        }
     }
 
     /// The number of elements in the deque (a snapshot).
@@ -160,9 +167,14 @@ impl<T> Stealer<T> {
     }
 
     /// Steals about half of the elements (at most 32) and pushes them onto
-    /// `dest`, oldest first, so that `dest`'s owner pops the newest of them
-    /// first, as crossbeam-deque's LIFO workers do. [`Steal::Success`] if
-    /// at least one element moved.
+    /// `dest`: [`steal_batch_with_limit`](Self::steal_batch_with_limit)
+    /// with a limit of 32. [`Steal::Success`] if at least one element moved.
+    ///
+    /// The stolen elements are the oldest; they go onto `dest` so that
+    /// `dest.pop()` gives them in the order this deque's owner would have
+    /// popped them, as crossbeam-deque 0.8 orders them: newest first from a
+    /// LIFO deque, oldest first from a FIFO one ([`Worker::new_fifo`]),
+    /// whatever `dest`'s flavour.
     ///
     /// Stealing into the deque's own `Worker` moves nothing: `Success` if
     /// it holds an element, else `Empty`.
@@ -179,8 +191,61 @@ impl<T> Stealer<T> {
     /// assert_eq!(thief.pop(), Some(2));
     /// assert_eq!(thief.pop(), Some(1));
     /// assert_eq!(victim.len(), 2);
+    ///
+    /// // From a FIFO deque, the thief pops them oldest first.
+    /// let fifo = Worker::new_fifo();
+    /// for i in 1..=4u32 {
+    ///     fifo.push(i);
+    /// }
+    /// assert_eq!(fifo.stealer().steal_batch(&thief), Steal::Success(()));
+    /// assert_eq!(thief.pop(), Some(1));
+    /// assert_eq!(thief.pop(), Some(2));
     /// ```
     pub fn steal_batch(&self, dest: &Worker<T>) -> Steal<()> {
+        self.steal_batch_with_limit(dest, MAX_BATCH)
+    }
+
+    /// Steals about half of the elements, at most `limit`, and pushes them
+    /// onto `dest`, ordered as by [`steal_batch`](Self::steal_batch):
+    /// crossbeam-deque 0.8's `steal_batch_with_limit`. How many move is
+    /// not specified beyond that: about half of the elements there were
+    /// (rounded up), never more than `limit`; a limit above 32 lets a batch
+    /// grow past [`steal_batch`](Self::steal_batch)'s. A batch that must
+    /// be reversed on its way (from a FIFO deque into a LIFO worker, or the
+    /// other way round) is held in a vector until its last claim: one
+    /// allocation per such batch; between workers of one flavour there is
+    /// none.
+    ///
+    /// ```
+    /// use stealpool::deque::{Steal, Worker};
+    ///
+    /// let victim = Worker::new_fifo();
+    /// for i in 1..=6 {
+    ///     victim.push(i);
+    /// }
+    /// let thief = Worker::new_fifo();
+    /// assert_eq!(victim.stealer().steal_batch_with_limit(&thief, 2), Steal::Success(()));
+    /// assert_eq!(thief.pop(), Some(1));
+    /// assert_eq!(thief.pop(), Some(2));
+    /// assert_eq!(thief.pop(), None);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `limit` is 0, as crossbeam-deque's does. A batch of at most no
+    /// element is a caller's mistake that the return type, kept as
+    /// crossbeam's so that this is a drop-in replacement, has no way to
+    /// report: it cannot be `Success`, and `Empty` or `Retry` would send a
+    /// loop looking elsewhere or spinning on a deque that has elements.
+    ///
+    /// ```should_panic
+    /// let victim = stealpool::deque::Worker::new();
+    /// victim.push(1);
+    /// // "stealpool::deque::Stealer::steal_batch_with_limit: limit is 0 ..."
+    /// let _ = victim.stealer().steal_batch_with_limit(&stealpool::deque::Worker::new(), 0);
+    /// ```
+    pub fn steal_batch_with_limit(&self, dest: &Worker<T>, limit: usize) -> Steal<()> {
+        assert_limit(limit, "Stealer::steal_batch_with_limit");
         if dest.is_same_deque(&self.inner) {
             return if dest.is_empty() {
                 Steal::Empty
@@ -188,21 +253,19 @@ impl<T> Stealer<T> {
                 Steal::Success(())
             };
         }
-        match self.steal_batch_and_pop(dest) {
-            Steal::Success(newest) => {
-                dest.push(newest);
-                Steal::Success(())
-            }
+        match self.steal_batch_into(dest, limit, None) {
+            Steal::Success(_) => Steal::Success(()),
             Steal::Empty => Steal::Empty,
             Steal::Retry => Steal::Retry,
         }
     }
 
-    /// Steals about half of the elements (at most 32), moves all but the
-    /// newest of them into `dest` (oldest first), and returns that newest
-    /// one: what crossbeam-deque's `steal_batch_and_pop` returns from a
-    /// LIFO worker, the element `dest.pop()` would have given after
-    /// [`steal_batch`](Self::steal_batch).
+    /// Steals about half of the elements (at most 32), returns one of them
+    /// and pushes the others onto `dest`:
+    /// [`steal_batch_with_limit_and_pop`](Self::steal_batch_with_limit_and_pop)
+    /// with a limit of 32. The one returned is what `dest.pop()` would have
+    /// given after [`steal_batch`](Self::steal_batch): the newest stolen
+    /// from a LIFO deque, the oldest from a FIFO one, as crossbeam-deque's.
     ///
     /// Stealing into the deque's own `Worker` pops from it instead.
     ///
@@ -221,46 +284,128 @@ impl<T> Stealer<T> {
     /// assert_eq!(victim.len(), 3);
     /// ```
     pub fn steal_batch_and_pop(&self, dest: &Worker<T>) -> Steal<T> {
-        self.steal_batch_keeping(dest, Keep::Newest)
+        self.steal_batch_with_limit_and_pop(dest, MAX_BATCH)
+    }
+
+    /// Steals about half of the elements, at most `limit` in all, returns
+    /// one of them and pushes the others onto `dest`, chosen and ordered as
+    /// by [`steal_batch_and_pop`](Self::steal_batch_and_pop):
+    /// crossbeam-deque 0.8's `steal_batch_with_limit_and_pop`. The number
+    /// taken is as for [`steal_batch_with_limit`](Self::steal_batch_with_limit),
+    /// the one returned included.
+    ///
+    /// ```
+    /// use stealpool::deque::{Steal, Worker};
+    ///
+    /// let victim = Worker::new_fifo();
+    /// for i in 1..=6 {
+    ///     victim.push(i);
+    /// }
+    /// let thief = Worker::new_fifo();
+    /// let stealer = victim.stealer();
+    /// assert_eq!(stealer.steal_batch_with_limit_and_pop(&thief, 2), Steal::Success(1));
+    /// assert_eq!(thief.pop(), Some(2));
+    /// assert_eq!(thief.pop(), None);
+    /// // A limit of 1 is a plain steal.
+    /// assert_eq!(stealer.steal_batch_with_limit_and_pop(&thief, 1), Steal::Success(3));
+    /// assert!(thief.is_empty());
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `limit` is 0, as [`steal_batch_with_limit`](Self::steal_batch_with_limit).
+    pub fn steal_batch_with_limit_and_pop(&self, dest: &Worker<T>, limit: usize) -> Steal<T> {
+        assert_limit(limit, "Stealer::steal_batch_with_limit_and_pop");
+        let keep = if self.fifo { Keep::Oldest } else { Keep::Newest };
+        self.steal_batch_keeping(dest, limit, keep)
     }
 
     /// `steal_batch_and_pop` that returns the oldest of the stolen
     /// elements and moves the rest over: what the pool's workers run first
     /// when they steal, the largest piece of work (`pool/kernel/worker/search.rs`).
     pub(crate) fn steal_batch_and_pop_oldest(&self, dest: &Worker<T>) -> Steal<T> {
-        self.steal_batch_keeping(dest, Keep::Oldest)
+        self.steal_batch_keeping(dest, MAX_BATCH, Keep::Oldest)
     }
 
     #[inline]
-    fn steal_batch_keeping(&self, dest: &Worker<T>, keep: Keep) -> Steal<T> {
+    fn steal_batch_keeping(&self, dest: &Worker<T>, limit: usize, keep: Keep) -> Steal<T> {
         if dest.is_same_deque(&self.inner) {
             return dest.pop().map_or(Steal::Empty, Steal::Success);
         }
         if bug!("batch_wide_cas") {
             return self.steal_batch_wide_cas(dest, keep);
         }
+        match self.steal_batch_into(dest, limit, Some(keep)) {
+            Steal::Success(kept) => match kept {
+                Some(value) => Steal::Success(value),
+                // `steal_batch_into` keeps one when asked to.
+                None => unreachable!("a batch steal asked to keep an element kept none"),
+            },
+            Steal::Empty => Steal::Empty,
+            Steal::Retry => Steal::Retry,
+        }
+    }
+
+    /// Claims about half of the elements, at most `limit` (at least 1),
+    /// keeps the one `keep` names (if any) and pushes the others onto
+    /// `dest`, which is not this deque: in the order they were taken when
+    /// `dest` pops as this deque's owner does, else in the reverse order,
+    /// so that `dest.pop()` gives them in the order this deque's owner
+    /// would have.
+    fn steal_batch_into(&self, dest: &Worker<T>, limit: usize, keep: Option<Keep>) -> Steal<Option<T>> {
         // Each element is claimed by its own full `steal` (D5-D9), never by
-        // one CAS over several: the owner pops without a CAS while `top` is
-        // below the index it takes, so it may pop into a range that a single
-        // wide CAS is about to claim, and both would get the same elements
-        // (proof B1). One CAS per element costs what the owner's pops cost.
-        // Which of the stolen elements is returned changes nothing there:
-        // each is pushed on `dest` only after its own claim succeeded.
-        let mut kept = match self.steal() {
+        // one CAS over several: the owner of a LIFO deque pops without a CAS
+        // while `top` is below the index it takes, so it may pop into a
+        // range that a single wide CAS is about to claim, and both would get
+        // the same elements (proof B1). One CAS per element costs what the
+        // owner's pops cost. Which of the stolen elements is returned, and
+        // in which order the others are pushed, changes nothing there: each
+        // is pushed on `dest` only after its own claim succeeded.
+        let first = match self.steal() {
             Steal::Success(value) => value,
-            other => return other,
+            Steal::Empty => return Steal::Empty,
+            Steal::Retry => return Steal::Retry,
         };
         // Half of the elements there were, rounded up, counting the one
         // already taken: of the `len` left, `len / 2` more.
-        let more = (self.len() / 2).min(MAX_BATCH - 1);
+        let more = (self.len() / 2).min(limit - 1);
+        if self.fifo == dest.is_fifo() {
+            // Pushed oldest first: `dest` pops them as this deque's owner would.
+            let mut kept = match keep {
+                Some(_) => Some(first),
+                None => {
+                    dest.push(first);
+                    None
+                }
+            };
+            for _ in 0..more {
+                match self.steal() {
+                    Steal::Success(value) => match (keep, &mut kept) {
+                        (Some(Keep::Newest), Some(kept)) => dest.push(std::mem::replace(kept, value)),
+                        _ => dest.push(value),
+                    },
+                    Steal::Empty | Steal::Retry => break,
+                }
+            }
+            return Steal::Success(kept);
+        }
+        // `dest` pops from the other end than this deque's owner: the batch
+        // is pushed newest first, so it is held until the last claim.
+        let mut batch = Vec::with_capacity(more + 1);
+        batch.push(first);
         for _ in 0..more {
             match self.steal() {
-                Steal::Success(value) => match keep {
-                    Keep::Oldest => dest.push(value),
-                    Keep::Newest => dest.push(std::mem::replace(&mut kept, value)),
-                },
+                Steal::Success(value) => batch.push(value),
                 Steal::Empty | Steal::Retry => break,
             }
+        }
+        let kept = match keep {
+            Some(Keep::Oldest) => Some(batch.remove(0)),
+            Some(Keep::Newest) => batch.pop(),
+            None => None,
+        };
+        for value in batch.into_iter().rev() {
+            dest.push(value);
         }
         Steal::Success(kept)
     }
@@ -318,6 +463,7 @@ impl<T> Clone for Stealer<T> {
         Stealer {
             inner: self.inner.clone(),
             owner_biased: self.owner_biased,
+            fifo: self.fifo,
         }
     }
 }
@@ -328,6 +474,15 @@ impl<T> fmt::Debug for Stealer<T> {
             .field("len", &self.len())
             .finish_non_exhaustive()
     }
+}
+
+/// Panics, naming `method`, if a batch steal's `limit` is 0.
+#[track_caller]
+pub(crate) fn assert_limit(limit: usize, method: &str) {
+    assert!(
+        limit > 0,
+        "stealpool::deque::{method}: limit is 0, but a batch steal takes at least one element"
+    );
 }
 
 /// Which stolen element a batch steal returns.

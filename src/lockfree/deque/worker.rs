@@ -18,7 +18,10 @@ use std::ptr;
 
 /// The owner's end of a work-stealing deque.
 ///
-/// Only the owner pushes and pops, at the bottom, last-in first-out. A
+/// Only the owner pushes (at the bottom) and pops: at the bottom, last-in
+/// first-out, for a worker made by [`new`](Self::new) or
+/// [`new_lifo`](Self::new_lifo); at the top, first-in first-out, the end
+/// thieves take from, for one made by [`new_fifo`](Self::new_fifo). A
 /// `Worker` can be sent to another thread but not shared (`Send`, not
 /// `Sync`); hand out [`Stealer`]s to let other threads take elements.
 ///
@@ -53,6 +56,10 @@ pub struct Worker<T> {
     /// (M1): D15 then only stops the compiler. Read once, in
     /// `owner_biased_with_capacity`, after registering.
     expedited: bool,
+    /// Whether `pop` takes the oldest element (D19), crossbeam-deque's FIFO
+    /// flavour. Fixed at creation and copied into every `Stealer`, whose
+    /// batch steals order what they move by it.
+    fifo: bool,
 }
 
 // SAFETY: a `Worker` is the unique owner handle; moving it to another thread
@@ -84,6 +91,51 @@ impl<T> Worker<T> {
     /// ```
     pub fn new_lifo() -> Self {
         Self::new()
+    }
+
+    /// Creates an empty deque whose owner pops the element it pushed
+    /// first: crossbeam-deque's FIFO flavour. [`pop`](Self::pop) then takes
+    /// from the top, the end thieves take from, by a CAS on `top` as a
+    /// thief's claim (D19 in `proofs/deque.md`); `push`, the thieves' side
+    /// and [`len`](Self::len) are those of any deque. Batch steals into
+    /// a FIFO worker order what they move so that its `pop` gives them in
+    /// the order the victim's owner would have (see
+    /// [`Stealer::steal_batch`]).
+    ///
+    /// ```
+    /// use stealpool::deque::{Steal, Worker};
+    ///
+    /// let worker = Worker::new_fifo();
+    /// worker.push(1);
+    /// worker.push(2);
+    /// worker.push(3);
+    /// assert_eq!(worker.pop(), Some(1));
+    /// assert_eq!(worker.stealer().steal(), Steal::Success(2));
+    /// assert_eq!(worker.pop(), Some(3));
+    /// assert_eq!(worker.pop(), None);
+    /// ```
+    pub fn new_fifo() -> Self {
+        Self::fifo_with_capacity(DEFAULT_CAPACITY)
+    }
+
+    /// [`new_fifo`](Self::new_fifo) with the initial capacity of
+    /// [`with_capacity`](Self::with_capacity).
+    ///
+    /// ```
+    /// let worker = stealpool::deque::Worker::fifo_with_capacity(1);
+    /// worker.push('a');
+    /// worker.push('b'); // grows
+    /// assert_eq!(worker.pop(), Some('a'));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`with_capacity`](Self::with_capacity).
+    pub fn fifo_with_capacity(capacity: usize) -> Self {
+        Worker {
+            fifo: true,
+            ..Self::with_capacity(capacity)
+        }
     }
 
     /// Creates an empty deque that holds `capacity` elements before it
@@ -144,6 +196,7 @@ impl<T> Worker<T> {
             push_limit: Cell::new(0),
             owner_biased: false,
             expedited: false,
+            fifo: false,
         }
     }
 
@@ -212,7 +265,7 @@ impl<T> Worker<T> {
     /// assert_eq!(worker.stealer().steal(), Steal::Success(5));
     /// ```
     pub fn stealer(&self) -> Stealer<T> {
-        Stealer::new(self.inner.clone(), self.owner_biased)
+        Stealer::new(self.inner.clone(), self.owner_biased, self.fifo)
     }
 
     /// The number of elements in the deque (a snapshot while thieves run).
@@ -270,27 +323,47 @@ impl<T> Worker<T> {
         bottom
     }
 
-    /// Pops the newest element from the bottom, or `None` if the deque is
-    /// empty (or thieves took the last element first).
+    /// Pops the newest element from the bottom (the oldest from the top,
+    /// for a worker made by [`new_fifo`](Self::new_fifo)), or `None` if the
+    /// deque is empty (or thieves took the last element first).
     ///
     /// ```
-    /// let worker = stealpool::deque::Worker::new();
+    /// use stealpool::deque::Worker;
+    ///
+    /// let worker = Worker::new();
     /// worker.push(1usize);
     /// worker.push(2);
     /// assert_eq!(worker.pop(), Some(2));
     /// assert_eq!(worker.pop(), Some(1));
     /// assert_eq!(worker.pop(), None);
+    ///
+    /// let fifo = Worker::new_fifo();
+    /// fifo.push(1usize);
+    /// fifo.push(2);
+    /// assert_eq!(fifo.pop(), Some(1));
     /// ```
     pub fn pop(&self) -> Option<T> {
         let inner = &*self.inner;
         // D12: fast path. A stale `top` is an older, smaller one, so this
         // can only err towards "not empty", which the slow path rechecks;
-        // an empty deque costs no fence.
+        // an empty deque costs no fence (nor, on a FIFO worker, a CAS).
         let bottom = inner.bottom.load(OWNER_LOCAL);
         if bottom - inner.top.load(OWNER_LOCAL) <= 0 {
             return None;
         }
+        if self.fifo {
+            // D19: a FIFO worker's owner takes the oldest element by D17's
+            // claim, and never lowers `bottom`.
+            return self.pop_fifo();
+        }
         self.take_bottom(bottom - 1, self.owner_biased)
+    }
+
+    /// A FIFO worker's `pop` (D19), out of line: a LIFO worker's `pop`
+    /// inlines no more than the test of the flag.
+    #[inline(never)]
+    fn pop_fifo(&self) -> Option<T> {
+        self.pop_oldest()
     }
 
     /// `pop` for an owner-biased deque, with no fast path for an empty one:
@@ -451,30 +524,45 @@ impl<T> Worker<T> {
         let inner = &*self.inner;
         // D12: `bottom` is ours, and stays put while we are here.
         let bottom = inner.bottom.load(OWNER_LOCAL);
-        // D17: relaxed; a stale `top` is smaller, and the CAS below fails on it.
+        // D17 (D19 for a FIFO worker's pop): relaxed; a stale `top` is
+        // smaller, and the CAS below fails on it.
         let mut top = inner.top.load(OWNER_LOCAL);
+        // The word read for an index a thief took: kept only by the
+        // `oldest_stale_word` mutant.
+        let mut lost: Option<*mut ()> = None;
         loop {
             if bottom - top <= 0 {
                 return None;
             }
             // D11: relaxed; we wrote this slot ourselves, and only we
             // rewrite slots.
-            let word = self.slots.get().read(top);
-            // `--cfg stealpool_bug="oldest_store"`: claim by a plain store,
-            // as if the owner's knowledge of `bottom` were enough.
+            let fresh = self.slots.get().read(top);
+            // `--cfg stealpool_bug="oldest_stale_word"`: a retry claims the
+            // next index but keeps the word read for the one a thief took.
+            let word = match lost {
+                Some(stale) if bug!("oldest_stale_word") => stale,
+                _ => fresh,
+            };
+            // `--cfg stealpool_bug="oldest_store"`: D17's claim by a plain
+            // store, as if the owner's knowledge of `bottom` were enough.
             if bug!("oldest_store") {
                 inner.top.store(top + 1, OLDEST_CAS);
                 // SAFETY: none; the mutant exists to be caught.
                 return Some((unsafe { from_word::<T>(word) }, top));
             }
-            // D17: claim index `top` as a thief's D9 would. Atomicity alone
-            // decides between us and the thieves; we publish nothing through
-            // it and read nothing through it (the slot is our own write).
+            // D17 (D19 for a FIFO worker's pop): claim index `top` as a
+            // thief's D9 would. Atomicity alone decides between us and the
+            // thieves; we publish nothing through it and read nothing
+            // through it (the slot is our own write).
             match inner.top.compare_exchange(top, top + 1, OLDEST_CAS, CAS_FAILURE) {
                 // SAFETY: the CAS made index `top` ours; its word is converted once.
                 Ok(_) => return Some((unsafe { from_word::<T>(word) }, top)),
-                // A thief took index `top`: look at the next one.
-                Err(current) => top = current,
+                // A thief took index `top`: look at the next one, and read
+                // its slot afresh.
+                Err(current) => {
+                    top = current;
+                    lost = Some(word);
+                }
             }
         }
     }
@@ -527,6 +615,11 @@ impl<T> fmt::Debug for Worker<T> {
 }
 
 impl<T> Worker<T> {
+    /// Whether this is a FIFO worker (`new_fifo`).
+    pub(crate) fn is_fifo(&self) -> bool {
+        self.fifo
+    }
+
     /// Whether `self` and `stealer` are two ends of the same deque.
     pub(super) fn is_same_deque(&self, inner: &Arc<Inner<T>>) -> bool {
         Arc::ptr_eq(&self.inner, inner)

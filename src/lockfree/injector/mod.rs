@@ -27,6 +27,7 @@ pub(crate) use queue::{Link, Linked, Queue};
 use super::Steal;
 use super::Stealer;
 use super::Worker;
+use crate::lockfree::deque::assert_limit;
 use crate::lockfree::deque::MAX_BATCH;
 use crate::sync::{AtomicBool, AtomicUsize, UnsafeCell};
 use crossbeam_utils::CachePadded;
@@ -153,8 +154,9 @@ impl<T> Injector<T> {
 
     /// Steals a batch of the oldest elements (about half of what the
     /// injector holds, at most 32) and pushes them onto `dest` so that its
-    /// owner pops them oldest first. [`Steal::Success`] if at least one
-    /// element moved.
+    /// owner pops them oldest first, whatever its flavour:
+    /// [`steal_batch_with_limit`](Self::steal_batch_with_limit) with a
+    /// limit of 32. [`Steal::Success`] if at least one element moved.
     ///
     /// ```
     /// use stealpool::deque::{Injector, Steal, Worker};
@@ -169,11 +171,38 @@ impl<T> Injector<T> {
     /// assert_eq!(worker.pop(), Some(2));
     /// ```
     pub fn steal_batch(&self, dest: &Worker<T>) -> Steal<()> {
-        match self.steal_batch_and_pop(dest) {
-            Steal::Success(oldest) => {
-                dest.push(oldest);
-                Steal::Success(())
-            }
+        self.steal_batch_with_limit(dest, MAX_BATCH)
+    }
+
+    /// Steals a batch of the oldest elements, about half of what the
+    /// injector holds and at most `limit` (and at most 32, as crossbeam's
+    /// injector caps a batch at the end of its block), and pushes them
+    /// onto `dest` so that its owner pops them oldest first:
+    /// crossbeam-deque 0.8's `steal_batch_with_limit`.
+    ///
+    /// ```
+    /// use stealpool::deque::{Injector, Steal, Worker};
+    ///
+    /// let injector = Injector::new();
+    /// for i in 1..=6 {
+    ///     injector.push(i);
+    /// }
+    /// let worker = Worker::new_fifo();
+    /// assert_eq!(injector.steal_batch_with_limit(&worker, 2), Steal::Success(()));
+    /// assert_eq!(worker.pop(), Some(1));
+    /// assert_eq!(worker.pop(), Some(2));
+    /// assert_eq!(worker.pop(), None);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `limit` is 0, as crossbeam-deque's does; see
+    /// [`Stealer::steal_batch_with_limit`](super::Stealer::steal_batch_with_limit)
+    /// for why this is not an error value.
+    pub fn steal_batch_with_limit(&self, dest: &Worker<T>, limit: usize) -> Steal<()> {
+        assert_limit(limit, "Injector::steal_batch_with_limit");
+        match self.steal_batch_into(dest, limit, false) {
+            Steal::Success(_) => Steal::Success(()),
             Steal::Empty => Steal::Empty,
             Steal::Retry => Steal::Retry,
         }
@@ -182,7 +211,9 @@ impl<T> Injector<T> {
     /// Steals a batch of the oldest elements (about half of what the
     /// injector holds, at most 32), returns the oldest of them and pushes
     /// the others onto `dest` so that its owner pops them oldest first, as
-    /// crossbeam-deque's does.
+    /// crossbeam-deque's does:
+    /// [`steal_batch_with_limit_and_pop`](Self::steal_batch_with_limit_and_pop)
+    /// with a limit of 32.
     ///
     /// ```
     /// use stealpool::deque::{Injector, Steal, Worker};
@@ -197,38 +228,98 @@ impl<T> Injector<T> {
     /// assert_eq!(worker.pop(), Some(3));
     /// ```
     pub fn steal_batch_and_pop(&self, dest: &Worker<T>) -> Steal<T> {
+        self.steal_batch_with_limit_and_pop(dest, MAX_BATCH)
+    }
+
+    /// Steals a batch of the oldest elements, at most `limit` in all,
+    /// sized as by [`steal_batch_with_limit`](Self::steal_batch_with_limit),
+    /// returns the oldest and pushes the others onto `dest` so that its
+    /// owner pops them oldest first: crossbeam-deque 0.8's
+    /// `steal_batch_with_limit_and_pop`.
+    ///
+    /// ```
+    /// use stealpool::deque::{Injector, Steal, Worker};
+    ///
+    /// let injector = Injector::new();
+    /// for i in 1..=6 {
+    ///     injector.push(i);
+    /// }
+    /// let worker = Worker::new_fifo();
+    /// assert_eq!(injector.steal_batch_with_limit_and_pop(&worker, 2), Steal::Success(1));
+    /// assert_eq!(worker.pop(), Some(2));
+    /// assert_eq!(worker.pop(), None);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `limit` is 0, as [`steal_batch_with_limit`](Self::steal_batch_with_limit).
+    pub fn steal_batch_with_limit_and_pop(&self, dest: &Worker<T>, limit: usize) -> Steal<T> {
+        assert_limit(limit, "Injector::steal_batch_with_limit_and_pop");
+        match self.steal_batch_into(dest, limit, true) {
+            Steal::Success(Some(oldest)) => Steal::Success(oldest),
+            // `steal_batch_into` keeps the oldest when asked to.
+            Steal::Success(None) => unreachable!("an injector batch asked to keep one kept none"),
+            Steal::Empty => Steal::Empty,
+            Steal::Retry => Steal::Retry,
+        }
+    }
+
+    /// Takes the oldest element and about half of what is left (at most
+    /// `limit` in all, at least 1, and at most 32), keeps the oldest if
+    /// `keep`, and pushes the others onto `dest` in the order its owner
+    /// pops them oldest first: oldest first onto a FIFO worker, newest
+    /// first onto a LIFO one.
+    fn steal_batch_into(&self, dest: &Worker<T>, limit: usize, keep: bool) -> Steal<Option<T>> {
         let first = match self.deque.steal() {
             // SAFETY: as in `steal`.
             Steal::Success(node) => unsafe { node.into_value() },
             Steal::Retry => return Steal::Retry,
             Steal::Empty => match self.refill() {
                 Steal::Success(value) => value,
-                other => return other,
+                Steal::Empty => return Steal::Empty,
+                Steal::Retry => return Steal::Retry,
             },
         };
         // Half of what is left, rounded up, with the first: at least one
         // more if any is left.
-        let more = self.deque.len().div_ceil(2).min(MAX_BATCH - 1);
+        let more = self.deque.len().div_ceil(2).min(limit - 1).min(MAX_BATCH - 1);
+        let in_order = dest.is_fifo();
+        let kept = if keep {
+            Some(first)
+        } else if in_order {
+            dest.push(first);
+            None
+        } else {
+            // Pushed last, below: a LIFO worker pops it first.
+            Some(first)
+        };
         let mut batch = [const { None::<RawNode> }; MAX_BATCH - 1];
         let mut taken = 0;
         while taken < more {
             match self.deque.steal() {
-                Steal::Success(node) => {
-                    batch[taken] = Some(node);
-                    taken += 1;
-                }
+                // SAFETY: as in `steal`; each node is ours by its steal's
+                // claim, and handed on once.
+                Steal::Success(node) if in_order => dest.push(unsafe { node.into_value() }),
+                Steal::Success(node) => batch[taken] = Some(node),
                 Steal::Empty | Steal::Retry => break,
             }
+            taken += 1;
         }
-        // Newest first onto `dest`'s bottom, so that it pops the oldest
-        // first; each node is ours by its steal's claim.
+        // Newest first onto a LIFO `dest`'s bottom, so that it pops the
+        // oldest first.
         for node in batch[..taken].iter_mut().rev() {
             if let Some(node) = node.take() {
                 // SAFETY: as in `steal`.
                 dest.push(unsafe { node.into_value() });
             }
         }
-        Steal::Success(first)
+        match kept {
+            Some(first) if !keep => {
+                dest.push(first);
+                Steal::Success(None)
+            }
+            kept => Steal::Success(kept),
+        }
     }
 
     /// `true` if the injector held no element at the moment of the
