@@ -491,6 +491,93 @@ fn join_promote_vs_take() {
     );
 }
 
+loom::thread_local! {
+    /// How many of a model's user closures are running on this loom
+    /// thread, one inside another (`join_waits_run_no_unrelated_task`).
+    static USER_DEPTH: std::cell::Cell<usize> = std::cell::Cell::new(0);
+}
+
+/// Runs `body` counted in this thread's `USER_DEPTH`.
+fn counted<R>(body: impl FnOnce() -> R) -> R {
+    USER_DEPTH.with(|depth| depth.set(depth.get() + 1));
+    let value = body();
+    USER_DEPTH.with(|depth| depth.set(depth.get() - 1));
+    value
+}
+
+/// Spawned tasks that started on top of another user closure, in the
+/// current execution of `join_waits_run_no_unrelated_task`.
+static RAN_ON_A_WAIT: StdAtomicUsize = StdAtomicUsize::new(0);
+
+// Preemption bound 2, floor 100000 (202161 executions observed, 58 s in
+// release on a loaded 2-core machine). Quick bound 2 as well: at bound 1
+// (3840 executions) no job is rerouted, and the old rule is not caught.
+//
+// H6's rule, against the rule it replaced (`join_wait_runs_any`): a
+// `join` whose half another worker took runs on top of its frame only
+// halves forked beneath that half. Two workers; the caller installs a
+// `join` on one of them, whose first half spawns a task `t`. The other
+// worker may take the second half (asked, F3, or taken unanswered, F4)
+// and run it while the joiner finishes the first and finds `t` above
+// where its half was: `t` is no half, so it goes to the injector (H6's
+// search), and the joiner waits helping only beneath its half. Nothing
+// awaits `t`, so it must start on a thread with no user closure running
+// beneath it: each closure of the model counts itself in a loom
+// thread-local depth, and `t` records a start at a depth above zero.
+// `--cfg stealpool_bug="join_wait_runs_any"` (a waiting `join` runs any
+// job) runs `t` on top of the joiner's wait when the thief has not
+// finished yet (caught in execution 31919, 17 s). Over all executions
+// some job was rerouted, so the model reaches the state the old rule
+// went wrong in.
+#[test]
+fn join_waits_run_no_unrelated_task() {
+    let rerouted_before = stealpool::model_probes::REROUTED.count();
+    explore("join_waits_run_no_unrelated_task", 2, 100_000, || {
+        RAN_ON_A_WAIT.store(0, StdOrdering::Relaxed);
+        let pool = ThreadPool::new(2);
+        let (a, b) = (Slot::new(), Slot::new());
+        let spawned = Arc::new(AtomicUsize::new(0));
+        let task_ran = spawned.clone();
+        pool.install(|| {
+            counted(|| {
+                pool.join(
+                    || {
+                        counted(|| {
+                            pool.spawn(move || {
+                                if USER_DEPTH.with(std::cell::Cell::get) > 0 {
+                                    RAN_ON_A_WAIT.fetch_add(1, StdOrdering::Relaxed);
+                                }
+                                task_ran.fetch_add(1, Ordering::Relaxed);
+                            });
+                            a.bump();
+                        })
+                    },
+                    || counted(|| b.bump()),
+                )
+            })
+        });
+        drop(pool);
+        assert_eq!(
+            (a.get(), b.get(), spawned.load(Ordering::Relaxed)),
+            (1, 1, 1),
+            "a half of the join or the spawned task ran twice or never"
+        );
+        assert_eq!(
+            RAN_ON_A_WAIT.load(StdOrdering::Relaxed),
+            0,
+            "a task nothing waits for ran on top of a waiting join (H6)"
+        );
+    });
+    let rerouted = stealpool::model_probes::REROUTED.count() - rerouted_before;
+    progress::line(format_args!(
+        "join_waits_run_no_unrelated_task: {rerouted} jobs rerouted over all executions"
+    ));
+    assert!(
+        rerouted > 0,
+        "no execution rerouted the spawned task: the model misses the state H6 guards"
+    );
+}
+
 // Preemption bound 3, floor 38000 (70418 executions observed).
 //
 // A wait that crosses pools, each pool with one worker: the caller installs
