@@ -43,12 +43,15 @@ mod range;
 mod reduce;
 mod slice;
 mod string;
+mod try_reduce;
 mod vec;
 
 pub use adapters::{
-    Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MapInit, MapWith, MinLen,
-    Rev, Skip, Take, WhileSome, Zip,
+    Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect,
+    Map, MapInit, MapWith, MinLen, PanicFuse, Rev, Skip, SkipAny, SkipAnyWhile, Take, TakeAny, TakeAnyWhile,
+    TryFold, TryFoldWith, Update, WhileSome, Zip,
 };
+pub use either::Either;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
 pub use slice::{
@@ -56,6 +59,7 @@ pub use slice::{
     ParallelSlice, ParallelSliceMut, Windows,
 };
 pub use string::{Lines, ParallelString, SplitWhitespace};
+pub use try_reduce::Try;
 pub use vec::IntoIter as VecIntoIter;
 
 mod indexed;

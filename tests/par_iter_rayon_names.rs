@@ -1,0 +1,387 @@
+#![cfg(not(any(feature = "loom", feature = "shuttle")))]
+//! The methods of rayon's `ParallelIterator` added for issue 47: the
+//! `try_*` family over `Option`, `Result` and `ControlFlow`, `flatten`,
+//! `flatten_iter`, `inspect`, `update`, `find_map_*`, `partition`,
+//! `partition_map`, `collect_vec_list`, `panic_fuse` and the `*_any`
+//! gates, against the sequential std iterators on pools of 1 and 2
+//! workers; their panics; and that each runs its pieces on both workers
+//! of a pool of 2.
+
+use std::collections::HashSet;
+use std::ops::ControlFlow::{self, Break, Continue};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use stealpool::iter::Either;
+use stealpool::prelude::*;
+use stealpool::{current_thread_index, ThreadPool};
+
+mod common;
+use common::par_iter::{data, on_pools, SIZES};
+use common::{message, quiet_expected_panics, wait_for, EXPECTED};
+
+#[test]
+fn try_methods_match_std() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            // No short-circuit: the sum, as `try_fold` gives it.
+            let sum: u64 = v.iter().sum();
+            let checked = v
+                .par_iter()
+                .map(|&x| Some(x))
+                .try_reduce(|| 0, |a, b| a.checked_add(b));
+            assert_eq!(checked, Some(sum));
+            let with = v
+                .par_iter()
+                .map(|&x| Ok::<u64, ()>(x))
+                .try_reduce_with(|a, b| Ok(a + b));
+            assert_eq!(with, (n > 0).then_some(Ok(sum)));
+            let folded = v
+                .par_iter()
+                .try_fold(|| 0u64, |a, &x| a.checked_add(x))
+                .try_reduce(|| 0, |a, b| a.checked_add(b));
+            assert_eq!(folded, Some(sum));
+            let folded_with = v
+                .par_iter()
+                .try_fold_with(0u64, |a, &x| Ok::<u64, u64>(a + x))
+                .collect::<Vec<_>>();
+            assert_eq!(folded_with.iter().map(|r| r.unwrap()).sum::<u64>(), sum);
+            let all_ok: Result<(), u64> = v
+                .par_iter()
+                .try_for_each(|&x| if x < 1_000 { Ok(()) } else { Err(x) });
+            assert_eq!(all_ok, Ok(()));
+            // A short-circuit: a value that is one, whichever is met.
+            let err = v
+                .par_iter()
+                .try_for_each(|&x| if x % 7 != 3 { Ok(()) } else { Err(x) });
+            assert_eq!(err.is_err(), v.iter().any(|x| x % 7 == 3));
+            assert!(err.err().is_none_or(|x| x % 7 == 3));
+            let flow: ControlFlow<u64> =
+                v.par_iter()
+                    .try_for_each(|&x| if x != 999 { Continue(()) } else { Break(x) });
+            assert_eq!(flow.is_break(), v.contains(&999));
+            let none = v.par_iter().try_for_each(|&x| (x != 500).then_some(()));
+            assert_eq!(none.is_none(), v.contains(&500));
+            // A fold that overflows in some piece: `None` from that piece,
+            // and so from the whole, as sequentially (the terms are not
+            // negative, so a piece overflows if and only if the total does).
+            let small = |a: u8, x: &u64| a.checked_add(*x as u8 % 4);
+            let folded = v
+                .par_iter()
+                .try_fold(|| 0u8, small)
+                .try_reduce(|| 0, u8::checked_add);
+            assert_eq!(folded, v.iter().try_fold(0u8, small));
+            // `_with` and `_init`: state per piece, every item seen once.
+            let seen = AtomicUsize::new(0);
+            let r: Result<(), ()> = v.par_iter().try_for_each_with(&seen, |s, _| {
+                s.fetch_add(1, SeqCst);
+                Ok(())
+            });
+            assert_eq!((r, seen.load(SeqCst)), (Ok(()), v.len()));
+            let r: Option<()> = v.par_iter().try_for_each_init(Vec::new, |buf, &x| {
+                buf.push(x);
+                Some(())
+            });
+            assert_eq!(r, Some(()));
+        }
+        // Every piece stops after a short-circuit: over 2^64 items, this
+        // returns only if they do.
+        let r = (0..u64::MAX)
+            .into_par_iter()
+            .try_for_each(|x| if x < 100 { Ok(()) } else { Err(x) });
+        assert!(r.is_err());
+    });
+}
+
+#[test]
+fn new_adapters_match_std() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            let rows: Vec<Vec<u64>> = v.chunks(5).map(<[u64]>::to_vec).collect();
+            let flat: Vec<u64> = rows.iter().flatten().copied().collect();
+            assert_eq!(rows.clone().into_par_iter().flatten().collect::<Vec<_>>(), flat);
+            assert_eq!(
+                rows.clone().into_par_iter().flatten_iter().collect::<Vec<_>>(),
+                flat
+            );
+            let inspected = AtomicUsize::new(0);
+            let doubled: Vec<u64> = v
+                .par_iter()
+                .map(|x| x * 2)
+                .inspect(|x| _ = inspected.fetch_add(*x as usize, SeqCst))
+                .collect();
+            assert_eq!(doubled, v.iter().map(|x| x * 2).collect::<Vec<_>>());
+            assert_eq!(
+                inspected.load(SeqCst) as u64,
+                v.iter().map(|x| x * 2).sum::<u64>()
+            );
+            // Indexed through both: `rev` and `zip` see their items in place.
+            let updated: Vec<u64> = v.par_iter().copied().update(|x| *x += 1).rev().collect();
+            assert_eq!(updated, v.iter().rev().map(|x| x + 1).collect::<Vec<_>>());
+            assert_eq!(v.par_iter().inspect(|_| ()).zip(0..n).len(), v.len());
+            let parse = |x: &u64| (x % 3 == 0).then_some(x / 3);
+            let some: Vec<u64> = v.iter().filter_map(parse).collect();
+            assert_eq!(v.par_iter().find_map_first(parse), some.first().copied());
+            assert_eq!(v.par_iter().find_map_last(parse), some.last().copied());
+            assert!(v.par_iter().find_map_any(parse).is_none_or(|x| some.contains(&x)));
+            assert_eq!(v.par_iter().find_map_any(parse).is_some(), !some.is_empty());
+            let (even, odd): (Vec<u64>, Vec<u64>) = v.par_iter().copied().partition(|x| *x % 2 == 0);
+            let (s_even, s_odd): (Vec<u64>, Vec<u64>) = v.iter().partition(|x| *x % 2 == 0);
+            assert_eq!((even, odd), (s_even, s_odd));
+            let (small, big): (Vec<u64>, HashSet<String>) = v.par_iter().partition_map(|&x| {
+                if x < 500 {
+                    Either::Left(x)
+                } else {
+                    Either::Right(x.to_string())
+                }
+            });
+            assert_eq!(small, v.iter().copied().filter(|x| *x < 500).collect::<Vec<_>>());
+            assert_eq!(big, v.iter().filter(|x| **x >= 500).map(u64::to_string).collect());
+            let list = v.par_iter().copied().collect_vec_list();
+            assert_eq!(list.into_iter().flatten().collect::<Vec<_>>(), v);
+            assert_eq!(v.par_iter().panic_fuse().copied().collect::<Vec<_>>(), v);
+            assert_eq!(
+                v.par_iter().copied().filter(|_| true).panic_fuse().sum::<u64>(),
+                v.iter().sum()
+            );
+        }
+    });
+}
+
+#[test]
+fn any_gates_pass_the_promised_items() {
+    on_pools(|| {
+        for n in SIZES {
+            let v: Vec<u64> = (0..n).collect();
+            for k in [0, 1, 5, n as usize, n as usize + 3] {
+                let taken: Vec<u64> = v.par_iter().copied().take_any(k).collect();
+                assert_eq!(taken.len(), k.min(v.len()));
+                assert_eq!(taken.iter().collect::<HashSet<_>>().len(), taken.len());
+                let rest: Vec<u64> = v.par_iter().copied().skip_any(k).collect();
+                assert_eq!(rest.len(), v.len().saturating_sub(k));
+                assert_eq!(rest.iter().collect::<HashSet<_>>().len(), rest.len());
+                // Unindexed bases too.
+                assert_eq!(v.par_iter().filter(|_| true).take_any(k).count(), k.min(v.len()));
+            }
+            let small: Vec<u64> = v.par_iter().copied().take_any_while(|x| *x < n / 2).collect();
+            assert!(small.iter().all(|x| *x < n / 2));
+            let rest: Vec<u64> = v.par_iter().copied().skip_any_while(|x| *x < n / 2).collect();
+            assert!((n / 2..n).all(|x| rest.contains(&x)));
+        }
+        // Stops early: take_any over a range that would never end.
+        assert_eq!((0..u64::MAX).into_par_iter().take_any(100).count(), 100);
+        assert!((0..u64::MAX).into_par_iter().take_any_while(|x| *x < 100).count() <= 100);
+    });
+}
+
+/// Runs `f` with the items' closure hook on a pool of 2: the hook notes
+/// the worker it runs on and waits (up to the tests' deadline) until the
+/// other worker has run the hook too. Returns whether both did, which
+/// they can only if the pipeline's pieces ran on both workers at once.
+/// After one wait times out, the hook waits no more, so a pipeline that
+/// runs on one worker fails after one deadline, not one per item.
+fn on_both_workers(f: impl Fn(&(dyn Fn() + Sync)) + Sync) -> bool {
+    let seen = [AtomicBool::new(false), AtomicBool::new(false)];
+    let gave_up = AtomicBool::new(false);
+    let hook = || {
+        let me = current_thread_index().expect("runs on a worker");
+        seen[me].store(true, SeqCst);
+        if !gave_up.load(SeqCst) && !wait_for(&seen[1 - me]) {
+            gave_up.store(true, SeqCst);
+        }
+    };
+    ThreadPool::new(2).install(|| f(&hook));
+    seen.iter().all(|s| s.load(SeqCst))
+}
+
+/// A pipeline that calls the hook it is given on every item.
+type Case<'a> = Box<dyn Fn(&(dyn Fn() + Sync)) + Sync + 'a>;
+
+#[test]
+fn new_adapters_split_across_workers() {
+    let n = 10_000u64;
+    let rows: Vec<Vec<u64>> = (0..100)
+        .map(|i| (0..100).map(|j| i * 100 + j).collect())
+        .collect();
+    let cases: Vec<(&str, Case)> = vec![
+        (
+            "try_for_each",
+            Box::new(|h| {
+                (0..n)
+                    .into_par_iter()
+                    .try_for_each(|_| {
+                        h();
+                        Some(())
+                    })
+                    .unwrap()
+            }),
+        ),
+        (
+            "try_fold",
+            Box::new(|h| {
+                _ = (0..n)
+                    .into_par_iter()
+                    .try_fold(
+                        || (),
+                        |(), _| {
+                            h();
+                            Some(())
+                        },
+                    )
+                    .count()
+            }),
+        ),
+        (
+            "try_reduce",
+            Box::new(|h| {
+                _ = (0..n)
+                    .into_par_iter()
+                    .map(|_| {
+                        h();
+                        Ok::<(), ()>(())
+                    })
+                    .try_reduce(|| (), |(), ()| Ok(()))
+            }),
+        ),
+        (
+            "flatten",
+            Box::new(|h| rows.par_iter().flatten().for_each(|_| h())),
+        ),
+        (
+            "flatten_iter",
+            Box::new(|h| rows.par_iter().flatten_iter().for_each(|_| h())),
+        ),
+        (
+            "inspect",
+            Box::new(|h| (0..n).into_par_iter().inspect(|_| h()).for_each(drop)),
+        ),
+        (
+            "update",
+            Box::new(|h| _ = (0..n).into_par_iter().update(|_| h()).collect::<Vec<_>>()),
+        ),
+        (
+            "find_map_first",
+            Box::new(|h| {
+                _ = (0..n)
+                    .into_par_iter()
+                    .find_map_first(|_| None::<u64>.or_else(|| (h(), None).1))
+            }),
+        ),
+        (
+            "partition_map",
+            Box::new(|h| {
+                _ = (0..n)
+                    .into_par_iter()
+                    .partition_map::<Vec<_>, Vec<_>, _, _, _>(|x| (h(), Either::Left::<u64, u64>(x)).1)
+            }),
+        ),
+        (
+            "collect_vec_list",
+            Box::new(|h| _ = (0..n).into_par_iter().inspect(|_| h()).collect_vec_list()),
+        ),
+        (
+            "panic_fuse",
+            Box::new(|h| (0..n).into_par_iter().panic_fuse().for_each(|_| h())),
+        ),
+        (
+            "take_any",
+            Box::new(|h| (0..n).into_par_iter().take_any(n as usize).for_each(|_| h())),
+        ),
+        (
+            "skip_any",
+            Box::new(|h| (0..n).into_par_iter().skip_any(1).for_each(|_| h())),
+        ),
+        (
+            "take_any_while",
+            Box::new(|h| (0..n).into_par_iter().take_any_while(|_| true).for_each(|_| h())),
+        ),
+        (
+            "skip_any_while",
+            Box::new(|h| (0..n).into_par_iter().skip_any_while(|_| false).for_each(|_| h())),
+        ),
+    ];
+    for (name, case) in &cases {
+        assert!(on_both_workers(case), "{name} ran on one worker only");
+    }
+}
+
+#[test]
+fn panics_reach_the_caller_and_the_fuse_stops_the_rest() {
+    quiet_expected_panics();
+    for workers in [1, 2] {
+        let pool = ThreadPool::new(workers);
+        let calls = AtomicUsize::new(0);
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                (0..1_000_000u32).into_par_iter().panic_fuse().for_each(|x| {
+                    calls.fetch_add(1, SeqCst);
+                    assert!(x != 10, "{EXPECTED}");
+                })
+            })
+        }));
+        let text = message(&*result.expect_err("the panic reaches the caller")).unwrap();
+        assert!(text.contains(EXPECTED), "{text}");
+        if workers == 1 {
+            // The piece holding item 10 is the first to run; the fuse
+            // stops every later piece before its first item.
+            assert_eq!(calls.load(SeqCst), 11);
+        } else {
+            assert!(calls.load(SeqCst) < 1_000_000);
+        }
+        // Without the fuse, every piece runs to its end.
+        let calls = AtomicUsize::new(0);
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                (0..100_000u32).into_par_iter().for_each(|x| {
+                    calls.fetch_add(1, SeqCst);
+                    assert!(x != 10, "{EXPECTED}");
+                })
+            })
+        }));
+        assert!(result.is_err());
+        if workers == 1 {
+            assert!(calls.load(SeqCst) > 11);
+        }
+        // A panic in a try closure, and one in a try_fold.
+        for case in [
+            (|| {
+                _ = (0..1_000u32).into_par_iter().try_for_each(|x| {
+                    assert!(x != 500, "{EXPECTED}");
+                    Some(())
+                })
+            }) as fn(),
+            || {
+                _ = (0..1_000u32)
+                    .into_par_iter()
+                    .try_fold(
+                        || 0,
+                        |a, x| {
+                            assert!(x != 999, "{EXPECTED}");
+                            Some(a + x)
+                        },
+                    )
+                    .count()
+            },
+            || {
+                _ = (0..1_000u32)
+                    .into_par_iter()
+                    .inspect(|x| assert!(*x != 3, "{EXPECTED}"))
+                    .count()
+            },
+            || {
+                _ = (0..1_000u32)
+                    .into_par_iter()
+                    .take_any_while(|x| {
+                        assert!(*x != 3, "{EXPECTED}");
+                        true
+                    })
+                    .count()
+            },
+        ] {
+            let result = panic::catch_unwind(AssertUnwindSafe(|| pool.install(case)));
+            let payload = result.expect_err("the panic reaches the caller");
+            assert!(message(&*payload).unwrap().contains(EXPECTED));
+        }
+    }
+}
