@@ -3,7 +3,9 @@
 //! `try_*` family over `Option`, `Result` and `ControlFlow`, `flatten`,
 //! `flatten_iter`, `inspect`, `update`, `find_map_*`, `partition`,
 //! `partition_map`, `collect_vec_list`, `panic_fuse` and the `*_any`
-//! gates, against the sequential std iterators on pools of 1 and 2
+//! gates, and of `IndexedParallelIterator`: `position_first`/`_last`,
+//! `positions`, `step_by`, `zip_eq`, `fold_chunks(_with)`,
+//! `with_max_len`, the comparisons and `unzip_into_vecs`, against the sequential std iterators on pools of 1 and 2
 //! workers; their panics; and that each runs its pieces on both workers
 //! of a pool of 2.
 
@@ -17,7 +19,7 @@ use stealpool::{current_thread_index, ThreadPool};
 
 mod common;
 use common::par_iter::{data, on_pools, SIZES};
-use common::{message, quiet_expected_panics, wait_for, EXPECTED};
+use common::{message, quiet_expected_panics, quiet_expected_panics_or, wait_for, EXPECTED};
 
 #[test]
 fn try_methods_match_std() {
@@ -173,6 +175,142 @@ fn any_gates_pass_the_promised_items() {
         assert_eq!((0..u64::MAX).into_par_iter().take_any(100).count(), 100);
         assert!((0..u64::MAX).into_par_iter().take_any_while(|x| *x < 100).count() <= 100);
     });
+}
+
+#[test]
+fn indexed_methods_match_std() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            let is = |x: &u64| x % 10 == 3;
+            assert_eq!(v.par_iter().position_first(is), v.iter().position(is));
+            assert_eq!(v.par_iter().position_last(is), v.iter().rposition(is));
+            assert!(v.par_iter().position_any(is).is_none_or(|i| is(&v[i])));
+            let at: Vec<usize> = v
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| is(x))
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(v.par_iter().positions(is).collect::<Vec<_>>(), at);
+            for step in [1, 2, 3, 7, 1_000, 5_000] {
+                let stepped: Vec<u64> = v.iter().step_by(step).copied().collect();
+                assert_eq!(v.par_iter().step_by(step).copied().collect::<Vec<_>>(), stepped);
+                assert_eq!(v.par_iter().step_by(step).len(), stepped.len());
+                // Indexed below other adapters, and backwards.
+                let en: Vec<(usize, u64)> = v.iter().step_by(step).copied().enumerate().rev().collect();
+                assert_eq!(
+                    v.par_iter()
+                        .copied()
+                        .step_by(step)
+                        .enumerate()
+                        .rev()
+                        .collect::<Vec<_>>(),
+                    en
+                );
+                for size in [1, 4, 1_000] {
+                    let sums: Vec<u64> = v.chunks(size).map(|c| c.iter().sum()).collect();
+                    let got: Vec<u64> = v
+                        .par_iter()
+                        .step_by(1)
+                        .fold_chunks(size, || 0, |a, x| a + x)
+                        .collect();
+                    assert_eq!(got, sums);
+                    let counts: Vec<usize> = v.chunks(size).map(<[u64]>::len).collect();
+                    assert_eq!(
+                        v.par_iter()
+                            .fold_chunks_with(size, 0, |a, _| a + 1)
+                            .collect::<Vec<_>>(),
+                        counts
+                    );
+                }
+            }
+            let pairs: Vec<(u64, u64)> = v.iter().copied().zip(0..n).collect();
+            assert_eq!(v.par_iter().copied().zip_eq(0..n).collect::<Vec<_>>(), pairs);
+            let (mut a, mut b) = (vec![7], vec![8, 9]);
+            v.par_iter().map(|&x| (x, x + 1)).unzip_into_vecs(&mut a, &mut b);
+            assert_eq!(a, v);
+            assert_eq!(b, v.iter().map(|x| x + 1).collect::<Vec<_>>());
+            // Comparisons, against shorter, longer and changed copies.
+            let mut changed = v.clone();
+            if let Some(last) = changed.last_mut() {
+                *last += 1;
+            }
+            let shorter = &v[..v.len().saturating_sub(1)];
+            for other in [&v[..], &changed[..], shorter] {
+                assert_eq!(v.par_iter().cmp(other), v.iter().cmp(other));
+                assert_eq!(v.par_iter().partial_cmp(other), v.iter().partial_cmp(other));
+                assert_eq!(v.par_iter().eq(other), v.iter().eq(other));
+                assert_eq!(v.par_iter().ne(other), v.iter().ne(other));
+                assert_eq!(v.par_iter().lt(other), v.iter().lt(other));
+                assert_eq!(v.par_iter().le(other), v.iter().le(other));
+                assert_eq!(v.par_iter().gt(other), v.iter().gt(other));
+                assert_eq!(v.par_iter().ge(other), v.iter().ge(other));
+            }
+            let nan = [f64::NAN];
+            assert_eq!(nan.par_iter().partial_cmp(&nan), None);
+            // `with_max_len`: every piece at most `max` long, through
+            // adapters, unless `with_min_len` asks for more.
+            let longest = |pieces: Vec<usize>| pieces.into_iter().max().unwrap_or(0);
+            let lens = v
+                .par_iter()
+                .with_max_len(10)
+                .map(|x| x + 1)
+                .fold(|| 0, |n, _| n + 1)
+                .collect();
+            assert!(longest(lens) <= 10);
+            let lens = v
+                .par_iter()
+                .with_max_len(10)
+                .zip(0..n)
+                .fold(|| 0, |n, _| n + 1)
+                .collect();
+            assert!(longest(lens) <= 10);
+            let lens = v
+                .par_iter()
+                .with_max_len(10)
+                .with_min_len(100)
+                .fold(|| 0, |n, _| n + 1)
+                .collect();
+            assert!(v.len() < 200 || longest(lens) >= 100);
+            assert_eq!(v.par_iter().with_max_len(3).copied().collect::<Vec<_>>(), v);
+        }
+    });
+}
+
+#[test]
+fn indexed_methods_panic_as_documented() {
+    quiet_expected_panics_or(|p| {
+        message(p).is_some_and(|m| m.contains("must not be zero") || m.contains("different lengths"))
+    });
+    let zero_step = panic::catch_unwind(|| (0..3u8).into_par_iter().step_by(0).count());
+    assert!(message(&*zero_step.unwrap_err())
+        .unwrap()
+        .contains("must not be zero"));
+    let zero_chunk = panic::catch_unwind(|| (0..3u8).into_par_iter().fold_chunks(0, || 0, |a, _| a).count());
+    assert!(message(&*zero_chunk.unwrap_err())
+        .unwrap()
+        .contains("must not be zero"));
+    let unequal = panic::catch_unwind(|| (0..3u8).into_par_iter().zip_eq(0..4u8).count());
+    assert!(message(&*unequal.unwrap_err())
+        .unwrap()
+        .contains("different lengths"));
+    // A panic in a fold of a chunk reaches the caller.
+    quiet_expected_panics();
+    let result = panic::catch_unwind(|| {
+        (0..1_000u32)
+            .into_par_iter()
+            .fold_chunks(
+                7,
+                || 0,
+                |a, x| {
+                    assert!(x != 500, "{EXPECTED}");
+                    a + x
+                },
+            )
+            .count()
+    });
+    assert!(message(&*result.unwrap_err()).unwrap().contains(EXPECTED));
 }
 
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes

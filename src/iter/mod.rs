@@ -47,9 +47,10 @@ mod try_reduce;
 mod vec;
 
 pub use adapters::{
-    Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect,
-    Map, MapInit, MapWith, MinLen, PanicFuse, Rev, Skip, SkipAny, SkipAnyWhile, Take, TakeAny, TakeAnyWhile,
-    TryFold, TryFoldWith, Update, WhileSome, Zip,
+    Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold,
+    FoldChunks, FoldChunksWith, Inspect, Map, MapInit, MapWith, MaxLen, MinLen, PanicFuse, Positions, Rev,
+    Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny, TakeAnyWhile, TryFold, TryFoldWith, Update,
+    WhileSome, Zip, ZipEq,
 };
 pub use either::Either;
 pub use par_bridge::{IterBridge, ParallelBridge};

@@ -88,6 +88,10 @@ impl<P: Producer> Producer for FuseProducer<'_, P> {
         self.base.min_len()
     }
 
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         let blown = self.blown;
