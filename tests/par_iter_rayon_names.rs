@@ -5,7 +5,8 @@
 //! `partition_map`, `collect_vec_list`, `panic_fuse` and the `*_any`
 //! gates, and of `IndexedParallelIterator`: `position_first`/`_last`,
 //! `positions`, `step_by`, `zip_eq`, `fold_chunks(_with)`,
-//! `with_max_len`, the comparisons and `unzip_into_vecs`, against the sequential std iterators on pools of 1 and 2
+//! `with_max_len`, the comparisons and `unzip_into_vecs`; and the
+//! sources `empty`, `once`, `repeat` and `repeat_n`, against the sequential std iterators on pools of 1 and 2
 //! workers; their panics; and that each runs its pieces on both workers
 //! of a pool of 2.
 
@@ -311,6 +312,42 @@ fn indexed_methods_panic_as_documented() {
             .count()
     });
     assert!(message(&*result.unwrap_err()).unwrap().contains(EXPECTED));
+}
+
+#[test]
+fn sources_match_std() {
+    use stealpool::iter::{empty, once, repeat, repeat_n, repeatn};
+    on_pools(|| {
+        assert_eq!(empty::<u8>().collect::<Vec<_>>(), []);
+        assert_eq!(empty::<u8>().rev().enumerate().count(), 0);
+        assert_eq!(empty::<u8>().zip(0..5u8).len(), 0);
+        assert_eq!(
+            once(4u8).chain(empty()).chain(once(5)).collect::<Vec<_>>(),
+            [4, 5]
+        );
+        assert_eq!(once('a').zip(0..9u8).rev().collect::<Vec<_>>(), [('a', 0)]);
+        for n in [0usize, 1, 2, 7, 1_000, 3_001] {
+            let s = String::from("ab");
+            let expected: Vec<String> = std::iter::repeat_n(s.clone(), n).collect();
+            assert_eq!(repeat_n(s.clone(), n).collect::<Vec<_>>(), expected);
+            assert_eq!(repeatn(s.clone(), n).rev().collect::<Vec<_>>(), expected);
+            assert_eq!(repeat(s.clone()).take(n).len(), n);
+            let zipped: Vec<(usize, u64)> = repeat(n).zip(0..n as u64).collect();
+            assert_eq!(zipped, (0..n as u64).map(|i| (n, i)).collect::<Vec<_>>());
+            let en: Vec<(usize, u8)> = repeat_n(1u8, n).enumerate().skip(n / 2).collect();
+            assert_eq!(
+                en,
+                std::iter::repeat_n(1u8, n)
+                    .enumerate()
+                    .skip(n / 2)
+                    .collect::<Vec<_>>()
+            );
+        }
+        // Endless: stopped by the consumer.
+        assert_eq!(repeat(3u8).take_any(1_000).count(), 1_000);
+        assert_eq!(repeat(3u8).find_any(|x| *x == 3), Some(3));
+        assert!(repeat(3u8).map(|x| x + 1).any(|x| x == 4));
+    });
 }
 
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes

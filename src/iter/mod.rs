@@ -42,6 +42,7 @@ pub mod plumbing;
 mod range;
 mod reduce;
 mod slice;
+mod sources;
 mod string;
 mod try_reduce;
 mod vec;
@@ -59,6 +60,7 @@ pub use slice::{
     Chunks as SliceChunks, ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut,
     ParallelSlice, ParallelSliceMut, Windows,
 };
+pub use sources::{empty, once, repeat, repeat_n, repeatn, Empty, Once, Repeat, RepeatN};
 pub use string::{Lines, ParallelString, SplitWhitespace};
 pub use try_reduce::Try;
 pub use vec::IntoIter as VecIntoIter;
