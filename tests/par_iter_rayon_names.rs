@@ -6,7 +6,9 @@
 //! gates, and of `IndexedParallelIterator`: `position_first`/`_last`,
 //! `positions`, `step_by`, `zip_eq`, `fold_chunks(_with)`,
 //! `with_max_len`, the comparisons and `unzip_into_vecs`; and the
-//! sources `empty`, `once`, `repeat` and `repeat_n`, against the sequential std iterators on pools of 1 and 2
+//! sources `empty`, `once`, `repeat` and `repeat_n`, and the slices'
+//! `par_chunks_exact(_mut)`, `par_rchunks(_mut)` and
+//! `par_rchunks_exact(_mut)`, against the sequential std iterators on pools of 1 and 2
 //! workers; their panics; and that each runs its pieces on both workers
 //! of a pool of 2.
 
@@ -350,6 +352,92 @@ fn sources_match_std() {
     });
 }
 
+#[test]
+fn slice_chunk_iterators_match_std() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            for size in [1, 2, 3, 7, 1_000, 5_000] {
+                let exact = v.par_chunks_exact(size);
+                assert_eq!(exact.remainder(), v.chunks_exact(size).remainder());
+                assert_eq!(exact.len(), v.chunks_exact(size).len());
+                assert_eq!(
+                    exact.collect::<Vec<_>>(),
+                    v.chunks_exact(size).collect::<Vec<_>>()
+                );
+                assert_eq!(
+                    v.par_rchunks(size).collect::<Vec<_>>(),
+                    v.rchunks(size).collect::<Vec<_>>()
+                );
+                let rexact = v.par_rchunks_exact(size);
+                assert_eq!(rexact.remainder(), v.rchunks_exact(size).remainder());
+                assert_eq!(
+                    rexact.collect::<Vec<_>>(),
+                    v.rchunks_exact(size).collect::<Vec<_>>()
+                );
+                // Backwards and numbered: split keeps each chunk at its index.
+                let back: Vec<(usize, &[u64])> = v.rchunks(size).rev().enumerate().collect();
+                assert_eq!(v.par_rchunks(size).rev().enumerate().collect::<Vec<_>>(), back);
+                let back: Vec<&[u64]> = v.chunks_exact(size).rev().collect();
+                assert_eq!(v.par_chunks_exact(size).rev().collect::<Vec<_>>(), back);
+                // Mutable: each chunk filled with its index, as sequentially.
+                type Fill = fn(&mut [u64], usize);
+                let cases: [(Fill, Fill); 3] = [
+                    (
+                        |s, k| {
+                            s.par_chunks_exact_mut(k)
+                                .enumerate()
+                                .for_each(|(i, c)| c.fill(i as u64))
+                        },
+                        |s, k| {
+                            s.chunks_exact_mut(k)
+                                .enumerate()
+                                .for_each(|(i, c)| c.fill(i as u64))
+                        },
+                    ),
+                    (
+                        |s, k| {
+                            s.par_rchunks_mut(k)
+                                .enumerate()
+                                .for_each(|(i, c)| c.fill(i as u64))
+                        },
+                        |s, k| s.rchunks_mut(k).enumerate().for_each(|(i, c)| c.fill(i as u64)),
+                    ),
+                    (
+                        |s, k| {
+                            s.par_rchunks_exact_mut(k)
+                                .enumerate()
+                                .for_each(|(i, c)| c.fill(i as u64))
+                        },
+                        |s, k| {
+                            s.rchunks_exact_mut(k)
+                                .enumerate()
+                                .for_each(|(i, c)| c.fill(i as u64))
+                        },
+                    ),
+                ];
+                for (parallel, sequential) in cases {
+                    let (mut a, mut b) = (v.clone(), v.clone());
+                    parallel(&mut a, size);
+                    sequential(&mut b, size);
+                    assert_eq!(a, b);
+                }
+                let mut a = v.clone();
+                let mut chunks = a.par_chunks_exact_mut(size);
+                assert_eq!(chunks.take_remainder().len(), v.len() % size);
+                assert!(chunks.remainder().is_empty());
+                let mut a = v.clone();
+                assert_eq!(
+                    a.par_rchunks_exact_mut(size).into_remainder(),
+                    v.rchunks_exact(size).remainder()
+                );
+            }
+        }
+    });
+    let zero = panic::catch_unwind(|| [1u8].par_rchunks(0).count());
+    assert!(zero.is_err());
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the worker it runs on and waits (up to the tests' deadline) until the
 /// other worker has run the hook too. Returns whether both did, which
@@ -379,6 +467,7 @@ fn new_adapters_split_across_workers() {
     let rows: Vec<Vec<u64>> = (0..100)
         .map(|i| (0..100).map(|j| i * 100 + j).collect())
         .collect();
+    let big: Vec<u64> = (0..n).collect();
     let cases: Vec<(&str, Case)> = vec![
         (
             "try_for_each",
@@ -470,6 +559,15 @@ fn new_adapters_split_across_workers() {
         (
             "take_any_while",
             Box::new(|h| (0..n).into_par_iter().take_any_while(|_| true).for_each(|_| h())),
+        ),
+        (
+            "par_chunks_exact",
+            Box::new(|h| big.par_chunks_exact(3).for_each(|_| h())),
+        ),
+        ("par_rchunks", Box::new(|h| big.par_rchunks(3).for_each(|_| h()))),
+        (
+            "par_rchunks_exact",
+            Box::new(|h| big.par_rchunks_exact(3).for_each(|_| h())),
         ),
         (
             "skip_any_while",

@@ -42,6 +42,7 @@ pub mod plumbing;
 mod range;
 mod reduce;
 mod slice;
+mod slice_chunks;
 mod sources;
 mod string;
 mod try_reduce;
@@ -57,8 +58,9 @@ pub use either::Either;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
 pub use slice::{
-    Chunks as SliceChunks, ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut,
-    ParallelSlice, ParallelSliceMut, Windows,
+    Chunks as SliceChunks, ChunksExact, ChunksExactMut, ChunksMut as SliceChunksMut, Iter as SliceIter,
+    IterMut as SliceIterMut, ParallelSlice, ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut,
+    RChunksMut, Windows,
 };
 pub use sources::{empty, once, repeat, repeat_n, repeatn, Empty, Once, Repeat, RepeatN};
 pub use string::{Lines, ParallelString, SplitWhitespace};

@@ -6,6 +6,10 @@ use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::iter::pool::CurrentPool;
 use std::cmp::Ordering;
 
+pub use super::slice_chunks::{
+    ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut,
+};
+
 /// Parallel iterators over a slice's pieces: rayon's `ParallelSlice`.
 ///
 /// ```
@@ -65,6 +69,78 @@ pub trait ParallelSlice<T: Sync> {
             slice: self.as_parallel_slice(),
         }
     }
+
+    /// The slice's whole `chunk_size`-long chunks, as
+    /// [`slice::chunks_exact`]; the items after the last are its
+    /// [`remainder`](ChunksExact::remainder).
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let sums: Vec<u8> = [1u8, 2, 3, 4, 5].par_chunks_exact(2).map(|c| c[0] + c[1]).collect();
+    /// assert_eq!(sums, [3, 7]);
+    /// ```
+    fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        let slice = self.as_parallel_slice();
+        let (slice, rem) = slice.split_at(slice.len() - slice.len() % chunk_size);
+        ChunksExact {
+            chunk_size,
+            slice,
+            rem,
+        }
+    }
+
+    /// The slice's `chunk_size`-long chunks counted from its end (the
+    /// last, the slice's first items, may be shorter), as
+    /// [`slice::rchunks`].
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let firsts: Vec<u8> = [1u8, 2, 3, 4, 5].par_rchunks(2).map(|c| c[0]).collect();
+    /// assert_eq!(firsts, [4, 2, 1]);
+    /// ```
+    fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunks {
+            chunk_size,
+            slice: self.as_parallel_slice(),
+        }
+    }
+
+    /// The slice's whole `chunk_size`-long chunks counted from its end,
+    /// as [`slice::rchunks_exact`]; the items before the last are its
+    /// [`remainder`](RChunksExact::remainder).
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let firsts: Vec<u8> = [1u8, 2, 3, 4, 5].par_rchunks_exact(2).map(|c| c[0]).collect();
+    /// assert_eq!(firsts, [4, 2]);
+    /// ```
+    fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        let slice = self.as_parallel_slice();
+        let (rem, slice) = slice.split_at(slice.len() % chunk_size);
+        RChunksExact {
+            chunk_size,
+            slice,
+            rem,
+        }
+    }
 }
 
 impl<T: Sync> ParallelSlice<T> for [T] {
@@ -113,6 +189,79 @@ pub trait ParallelSliceMut<T: Send> {
         ChunksMut {
             chunk_size,
             slice: self.as_parallel_slice_mut(),
+        }
+    }
+
+    /// The slice's whole `chunk_size`-long chunks, mutably, as
+    /// [`slice::chunks_exact_mut`].
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [1u8, 2, 3, 4, 5];
+    /// v.par_chunks_exact_mut(2).for_each(|c| c.swap(0, 1));
+    /// assert_eq!(v, [2, 1, 4, 3, 5]);
+    /// ```
+    fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        let slice = self.as_parallel_slice_mut();
+        let whole = slice.len() - slice.len() % chunk_size;
+        let (slice, rem) = slice.split_at_mut(whole);
+        ChunksExactMut {
+            chunk_size,
+            slice,
+            rem,
+        }
+    }
+
+    /// The slice's `chunk_size`-long chunks counted from its end, mutably,
+    /// as [`slice::rchunks_mut`].
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [0u8; 5];
+    /// v.par_rchunks_mut(2).enumerate().for_each(|(i, c)| c.fill(i as u8));
+    /// assert_eq!(v, [2, 1, 1, 0, 0]);
+    /// ```
+    fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunksMut {
+            chunk_size,
+            slice: self.as_parallel_slice_mut(),
+        }
+    }
+
+    /// The slice's whole `chunk_size`-long chunks counted from its end,
+    /// mutably, as [`slice::rchunks_exact_mut`].
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [0u8; 5];
+    /// v.par_rchunks_exact_mut(2).enumerate().for_each(|(i, c)| c.fill(i as u8 + 1));
+    /// assert_eq!(v, [0, 2, 2, 1, 1]);
+    /// ```
+    fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        let slice = self.as_parallel_slice_mut();
+        let (rem, slice) = slice.split_at_mut(slice.len() % chunk_size);
+        RChunksExactMut {
+            chunk_size,
+            slice,
+            rem,
         }
     }
 
