@@ -8,7 +8,8 @@
 //! `with_max_len`, the comparisons and `unzip_into_vecs`; and the
 //! sources `empty`, `once`, `repeat` and `repeat_n`, and the slices'
 //! `par_chunks_exact(_mut)`, `par_rchunks(_mut)` and
-//! `par_rchunks_exact(_mut)`, against the sequential std iterators on pools of 1 and 2
+//! `par_rchunks_exact(_mut)`, and the strings' `par_chars`,
+//! `par_char_indices`, `par_bytes` and `par_encode_utf16`, against the sequential std iterators on pools of 1 and 2
 //! workers; their panics; and that each runs its pieces on both workers
 //! of a pool of 2.
 
@@ -438,6 +439,35 @@ fn slice_chunk_iterators_match_std() {
     assert!(zero.is_err());
 }
 
+#[test]
+fn string_scans_match_std() {
+    on_pools(|| {
+        // Multi-byte characters of every width, so cuts near the middle
+        // must move to a boundary.
+        let unit = "aé€😀 b\n";
+        for repeats in [0, 1, 100, 1_000, 5_001] {
+            let text = unit.repeat(repeats);
+            assert_eq!(
+                text.par_chars().collect::<Vec<_>>(),
+                text.chars().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                text.par_char_indices().collect::<Vec<_>>(),
+                text.char_indices().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                text.par_bytes().collect::<Vec<_>>(),
+                text.bytes().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                text.par_encode_utf16().collect::<Vec<_>>(),
+                text.encode_utf16().collect::<Vec<_>>()
+            );
+            assert_eq!(text.par_chars().collect::<String>(), text);
+        }
+    });
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the worker it runs on and waits (up to the tests' deadline) until the
 /// other worker has run the hook too. Returns whether both did, which
@@ -468,6 +498,7 @@ fn new_adapters_split_across_workers() {
         .map(|i| (0..100).map(|j| i * 100 + j).collect())
         .collect();
     let big: Vec<u64> = (0..n).collect();
+    let long = "aé€😀".repeat(10_000);
     let cases: Vec<(&str, Case)> = vec![
         (
             "try_for_each",
@@ -568,6 +599,16 @@ fn new_adapters_split_across_workers() {
         (
             "par_rchunks_exact",
             Box::new(|h| big.par_rchunks_exact(3).for_each(|_| h())),
+        ),
+        ("par_chars", Box::new(|h| long.par_chars().for_each(|_| h()))),
+        (
+            "par_char_indices",
+            Box::new(|h| long.par_char_indices().for_each(|_| h())),
+        ),
+        ("par_bytes", Box::new(|h| long.par_bytes().for_each(|_| h()))),
+        (
+            "par_encode_utf16",
+            Box::new(|h| long.par_encode_utf16().for_each(|_| h())),
         ),
         (
             "skip_any_while",

@@ -63,7 +63,7 @@ pub use slice::{
     RChunksMut, Windows,
 };
 pub use sources::{empty, once, repeat, repeat_n, repeatn, Empty, Once, Repeat, RepeatN};
-pub use string::{Lines, ParallelString, SplitWhitespace};
+pub use string::{Bytes, CharIndices, Chars, EncodeUtf16, Lines, ParallelString, SplitWhitespace};
 pub use try_reduce::Try;
 pub use vec::IntoIter as VecIntoIter;
 
