@@ -1,17 +1,17 @@
 #![cfg(not(any(feature = "loom", feature = "shuttle")))]
-//! The methods of rayon's `ParallelIterator` added for issue 47: the
-//! `try_*` family over `Option`, `Result` and `ControlFlow`, `flatten`,
-//! `flatten_iter`, `inspect`, `update`, `find_map_*`, `partition`,
-//! `partition_map`, `collect_vec_list`, `panic_fuse` and the `*_any`
-//! gates, and of `IndexedParallelIterator`: `position_first`/`_last`,
+//! The names of rayon's iterators added for issue 47, against the
+//! sequential std iterators on pools of 1 and 2 workers, with their
+//! panics, and each checked to run its pieces on both workers of a pool
+//! of 2: `ParallelIterator`'s `try_*` family over `Option`, `Result` and
+//! `ControlFlow`, `flatten(_iter)`, `fold_with`, `inspect`, `update`,
+//! `find_map_*`, `partition(_map)`, `collect_vec_list`, `panic_fuse` and
+//! the `*_any` gates; `IndexedParallelIterator`'s `position_first`/`_last`,
 //! `positions`, `step_by`, `zip_eq`, `fold_chunks(_with)`,
-//! `with_max_len`, the comparisons and `unzip_into_vecs`; and the
-//! sources `empty`, `once`, `repeat` and `repeat_n`, and the slices'
-//! `par_chunks_exact(_mut)`, `par_rchunks(_mut)` and
-//! `par_rchunks_exact(_mut)`, and the strings' `par_chars`,
-//! `par_char_indices`, `par_bytes` and `par_encode_utf16`, against the sequential std iterators on pools of 1 and 2
-//! workers; their panics; and that each runs its pieces on both workers
-//! of a pool of 2.
+//! `with_max_len`, the comparisons and `unzip_into_vecs`; the sources
+//! `empty`, `once`, `repeat` and `repeat_n`; the slices'
+//! `par_chunks_exact`, `par_rchunks` and `par_rchunks_exact` (and
+//! `_mut`); and the strings' `par_chars`, `par_char_indices`,
+//! `par_bytes` and `par_encode_utf16`.
 
 use std::collections::HashSet;
 use std::ops::ControlFlow::{self, Break, Continue};
@@ -144,6 +144,8 @@ fn new_adapters_match_std() {
             });
             assert_eq!(small, v.iter().copied().filter(|x| *x < 500).collect::<Vec<_>>());
             assert_eq!(big, v.iter().filter(|x| **x >= 500).map(u64::to_string).collect());
+            let folded: Vec<u64> = v.par_iter().fold_with(0u64, |a, x| a + x).collect();
+            assert_eq!(folded.iter().sum::<u64>(), v.iter().sum());
             let list = v.par_iter().copied().collect_vec_list();
             assert_eq!(list.into_iter().flatten().collect::<Vec<_>>(), v);
             assert_eq!(v.par_iter().panic_fuse().copied().collect::<Vec<_>>(), v);
@@ -609,6 +611,10 @@ fn new_adapters_split_across_workers() {
         (
             "par_encode_utf16",
             Box::new(|h| long.par_encode_utf16().for_each(|_| h())),
+        ),
+        (
+            "fold_with",
+            Box::new(|h| _ = (0..n).into_par_iter().fold_with((), |(), _| h()).count()),
         ),
         (
             "skip_any_while",

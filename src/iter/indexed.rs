@@ -5,7 +5,7 @@ use super::adapters::{
     Chunks, Enumerate, FoldChunks, FoldChunksWith, MaxLen, MinLen, Positions, Rev, Skip, StepBy, Take, Zip,
     ZipEq,
 };
-use super::plumbing::ProducerCallback;
+use super::plumbing::{bridge, Consumer, ProducerCallback};
 use super::{collect, IntoParallelIterator, ParallelIterator};
 use std::cmp::Ordering;
 
@@ -30,6 +30,58 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!((3..10u32).into_par_iter().len(), 7);
     /// ```
     fn len(&self) -> usize;
+
+    /// Drives every item into an indexed `consumer` (one that splits at
+    /// an index): the plumbing under `collect_into_vec` and `zip`. Rayon
+    /// requires it of every implementation; here it is provided, through
+    /// [`with_producer`](IndexedParallelIterator::with_producer).
+    ///
+    /// ```
+    /// use stealpool::iter::plumbing::{Consumer, Folder, Reducer};
+    /// use stealpool::prelude::*;
+    ///
+    /// struct Last;
+    /// struct Keep;
+    /// struct Held(Option<u8>);
+    /// impl Reducer<Option<u8>> for Keep {
+    ///     fn reduce(self, left: Option<u8>, right: Option<u8>) -> Option<u8> {
+    ///         right.or(left)
+    ///     }
+    /// }
+    /// impl Folder<u8> for Held {
+    ///     type Result = Option<u8>;
+    ///     fn consume(self, item: u8) -> Self {
+    ///         Held(Some(item))
+    ///     }
+    ///     fn complete(self) -> Option<u8> {
+    ///         self.0
+    ///     }
+    ///     fn full(&self) -> bool {
+    ///         false
+    ///     }
+    /// }
+    /// impl Consumer<u8> for Last {
+    ///     type Folder = Held;
+    ///     type Reducer = Keep;
+    ///     type Result = Option<u8>;
+    ///     fn split_at(self, _index: usize) -> (Self, Self, Keep) {
+    ///         (Last, Last, Keep)
+    ///     }
+    ///     fn into_folder(self) -> Held {
+    ///         Held(None)
+    ///     }
+    ///     fn full(&self) -> bool {
+    ///         false
+    ///     }
+    /// }
+    /// assert_eq!((0..200u8).into_par_iter().drive(Last), Some(199));
+    /// ```
+    fn drive<C>(self, consumer: C) -> C::Result
+    where
+        C: Consumer<Self::Item>,
+    {
+        bridge(self, consumer)
+    }
 
     /// Hands this iterator's [`Producer`](super::plumbing::Producer) to
     /// `callback`: the plumbing the indexed methods are built on.

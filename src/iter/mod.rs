@@ -21,6 +21,37 @@
 //!
 //! The [`plumbing`] module has the producer and consumer traits that the
 //! iterators are built from.
+//!
+//! # Rayon's names not here yet
+//!
+//! The names of rayon 1.12's `prelude`, `iter`, `slice` and `str` are
+//! here, with rayon's signatures, but for these (all in this module:
+//! there are no `stealpool::slice` or `stealpool::str` modules):
+//!
+//! - `ParallelIterator::intersperse`, `IndexedParallelIterator::interleave`
+//!   and `interleave_shortest`: each needs a producer that splits two
+//!   bases (or one and a separator) at once; not written yet.
+//! - `IndexedParallelIterator::by_exponential_blocks` and
+//!   `by_uniform_blocks`: they drive a consumer block by block in order,
+//!   a driver of their own; not written yet.
+//! - Slices: `par_split`, `par_split_inclusive`, `par_split_mut`,
+//!   `par_split_inclusive_mut`, `par_chunk_by`, `par_chunk_by_mut` and
+//!   `par_sort_by_cached_key`. Strings: `par_split`,
+//!   `par_split_inclusive`, `par_split_terminator`,
+//!   `par_split_ascii_whitespace`, `par_matches`, `par_match_indices`,
+//!   and rayon's `str::Pattern` they take. Not written yet: each is an
+//!   unindexed producer cutting at a separator, as `par_lines` does.
+//! - `ParallelDrainRange` and `ParallelDrainFull` (`par_drain`), `split`,
+//!   `walk_tree` and its kin, and `MultiZip` (`(a, b, c).into_par_iter()`):
+//!   not written yet.
+//! - Ranges of `i128`, `u128` and `char`: the ranges are of the integer
+//!   types up to 64 bits.
+//! - `fold_chunks` gathers each chunk in a `Vec` before folding it,
+//!   where rayon's folds in place: same results, one allocation per chunk.
+//!
+//! Beyond rayon's names: [`Try`] names the types the `try_*` methods
+//! take (rayon's is private), and [`Either`] is the `either` crate's, as
+//! rayon's is.
 
 // The engine under every data-parallel call: the pool a call forks on,
 // the adaptive splitter, the sorts, and the `ThreadPool` loops. The

@@ -3,8 +3,8 @@
 //! (`collect.rs`, `find.rs`, `for_each.rs`, `reduce.rs`).
 
 use super::adapters::{
-    Chain, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect, Map, MapInit,
-    MapWith, PanicFuse, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile, TryFold, TryFoldWith, Update,
+    Chain, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith, Inspect, Map,
+    MapInit, MapWith, PanicFuse, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile, TryFold, TryFoldWith, Update,
     WhileSome,
 };
 use super::plumbing::UnindexedConsumer;
@@ -300,6 +300,22 @@ pub trait ParallelIterator: Sized + Send {
         T: Send,
     {
         Fold::new(self, identity, fold_op)
+    }
+
+    /// [`fold`](ParallelIterator::fold) from a clone of `init` in every piece.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let longest = ["a", "ccc", "bb"].par_iter().fold_with(0usize, |n, s| n.max(s.len())).max();
+    /// assert_eq!(longest, Some(3));
+    /// ```
+    fn fold_with<F, T>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send + Clone,
+    {
+        FoldWith::new(self, init, fold_op)
     }
 
     /// The sum of the items (as [`Iterator::sum`]; an overflow panics in debug builds).

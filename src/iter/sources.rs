@@ -2,8 +2,8 @@
 //! [`repeat`] and [`repeat_n`] (also by rayon's older name, [`repeatn`]).
 
 use super::adapters::Zip;
+use super::plumbing::UnindexedProducer;
 use super::plumbing::{bridge, bridge_unindexed, Folder, Producer, ProducerCallback, UnindexedConsumer};
-use super::plumbing::{Consumer, UnindexedProducer};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::marker::PhantomData;
 
@@ -46,18 +46,11 @@ impl<T: Send> ParallelIterator for Empty<T> {
     type Item = T;
 
     fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
-        self.drive(consumer)
+        consumer.into_folder().complete()
     }
 
     fn opt_len(&self) -> Option<usize> {
         Some(0)
-    }
-}
-
-impl<T: Send> Empty<T> {
-    /// No items for `consumer`.
-    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        consumer.into_folder().complete()
     }
 }
 
@@ -321,7 +314,7 @@ impl<T: Clone + Send> Producer for RepeatN<T> {
 
     fn fold_rev_with<F: Folder<T>>(self, folder: F) -> F {
         // Every item is the same: backwards is forwards.
-        self.fold_with(folder)
+        Producer::fold_with(self, folder)
     }
 
     fn split_at(self, index: usize) -> (Self, Self) {

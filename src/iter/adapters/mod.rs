@@ -34,7 +34,7 @@ pub use filter::{Filter, FilterMap};
 pub use flat_map::FlatMap;
 pub use flat_map_iter::FlatMapIter;
 pub use flatten::{Flatten, FlattenIter};
-pub use fold::Fold;
+pub use fold::{Fold, FoldWith};
 pub use fold_chunks::{FoldChunks, FoldChunksWith};
 pub use inspect::{Inspect, Update};
 pub use map::Map;
