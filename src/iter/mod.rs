@@ -81,9 +81,9 @@ mod vec;
 
 pub use adapters::{
     Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold,
-    FoldChunks, FoldChunksWith, Inspect, Map, MapInit, MapWith, MaxLen, MinLen, PanicFuse, Positions, Rev,
-    Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny, TakeAnyWhile, TryFold, TryFoldWith, Update,
-    WhileSome, Zip, ZipEq,
+    FoldChunks, FoldChunksWith, FoldWith, Inspect, Map, MapInit, MapWith, MaxLen, MinLen, PanicFuse,
+    Positions, Rev, Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny, TakeAnyWhile, TryFold, TryFoldWith,
+    Update, WhileSome, Zip, ZipEq,
 };
 pub use either::Either;
 pub use par_bridge::{IterBridge, ParallelBridge};
