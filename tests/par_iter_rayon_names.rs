@@ -10,7 +10,7 @@
 //! `with_max_len`, the comparisons and `unzip_into_vecs`; the sources
 //! `empty`, `once`, `repeat` and `repeat_n`; the slices'
 //! `par_chunks_exact`, `par_rchunks` and `par_rchunks_exact` (and
-//! `_mut`); and the strings' `par_chars`, `par_char_indices`,
+//! `_mut`) and `par_sort_by_cached_key`; and the strings' `par_chars`, `par_char_indices`,
 //! `par_bytes` and `par_encode_utf16`.
 
 use std::collections::HashSet;
@@ -442,6 +442,31 @@ fn slice_chunk_iterators_match_std() {
 }
 
 #[test]
+fn par_sort_by_cached_key_matches_std() {
+    on_pools(|| {
+        for n in SIZES {
+            // Pairs whose first half is the key: equal keys keep their order.
+            let v: Vec<(u64, usize)> = data(n).into_iter().map(|x| x % 37).zip(0..).collect();
+            let calls = AtomicUsize::new(0);
+            let key = |p: &(u64, usize)| {
+                calls.fetch_add(1, SeqCst);
+                p.0.to_string()
+            };
+            let (mut a, mut b) = (v.clone(), v.clone());
+            a.par_sort_by_cached_key(key);
+            b.sort_by_cached_key(|p| p.0.to_string());
+            assert_eq!(a, b);
+            // One key per element (none for fewer than two elements).
+            assert_eq!(calls.load(SeqCst), if n < 2 { 0 } else { v.len() });
+        }
+        // Elements that are `Send` but not `Sync`.
+        let mut cells: Vec<std::cell::Cell<u8>> = (0..100u8).rev().map(std::cell::Cell::new).collect();
+        cells.par_sort_by_cached_key(|c| c.get());
+        assert!(cells.windows(2).all(|w| w[0].get() <= w[1].get()));
+    });
+}
+
+#[test]
 fn string_scans_match_std() {
     on_pools(|| {
         // Multi-byte characters of every width, so cuts near the middle
@@ -615,6 +640,10 @@ fn new_adapters_split_across_workers() {
         (
             "fold_with",
             Box::new(|h| _ = (0..n).into_par_iter().fold_with((), |(), _| h()).count()),
+        ),
+        (
+            "par_sort_by_cached_key",
+            Box::new(|h| big.clone().par_sort_by_cached_key(|x| (h(), *x).1)),
         ),
         (
             "skip_any_while",

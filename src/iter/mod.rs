@@ -35,9 +35,8 @@
 //!   `by_uniform_blocks`: they drive a consumer block by block in order,
 //!   a driver of their own; not written yet.
 //! - Slices: `par_split`, `par_split_inclusive`, `par_split_mut`,
-//!   `par_split_inclusive_mut`, `par_chunk_by`, `par_chunk_by_mut` and
-//!   `par_sort_by_cached_key`. Strings: `par_split`,
-//!   `par_split_inclusive`, `par_split_terminator`,
+//!   `par_split_inclusive_mut`, `par_chunk_by` and `par_chunk_by_mut`.
+//!   Strings: `par_split`, `par_split_inclusive`, `par_split_terminator`,
 //!   `par_split_ascii_whitespace`, `par_matches`, `par_match_indices`,
 //!   and rayon's `str::Pattern` they take. Not written yet: each is an
 //!   unindexed producer cutting at a separator, as `par_lines` does.

@@ -376,6 +376,51 @@ pub trait ParallelSliceMut<T: Send> {
         let compare = |a: &T, b: &T| f(a).cmp(&f(b));
         crate::iter::sort::sort_unstable_by_send(&CurrentPool, self.as_parallel_slice_mut(), compare);
     }
+
+    /// Sorts by a key computed once per element, in parallel, keeping
+    /// equal elements in order, as [`slice::sort_by_cached_key`]: for a
+    /// costly key. The keys, with their positions, are sorted in
+    /// parallel; the elements are then moved into place in one
+    /// sequential pass of swaps.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = vec![-5i32, 4, 1, -3, 2];
+    /// v.par_sort_by_cached_key(|x| x.to_string());
+    /// assert_eq!(v, [-3, -5, 1, 2, 4]);
+    /// ```
+    fn par_sort_by_cached_key<K, F>(&mut self, f: F)
+    where
+        F: Fn(&T) -> K + Sync,
+        K: Ord + Send,
+    {
+        let slice = self.as_parallel_slice_mut();
+        if slice.len() < 2 {
+            return;
+        }
+        // Each key with its element's position: the positions are unique,
+        // so the unstable sort orders equal keys by position, stably.
+        let mut keyed: Vec<(K, usize)> = IterMut { slice: &mut *slice }
+            .map(|x| f(x))
+            .enumerate()
+            .map(|(i, k)| (k, i))
+            .collect();
+        keyed.par_sort_unstable();
+        // `keyed[i].1` is where the element that belongs at `i` was. By
+        // the time `i` is reached, the swaps before it have moved that
+        // element along a chain of earlier places, each recorded in the
+        // entry of the place it left: follow the chain to a place not
+        // below `i`, record it, and swap.
+        for i in 0..slice.len() {
+            let mut from = keyed[i].1;
+            while from < i {
+                from = keyed[from].1;
+            }
+            keyed[i].1 = from;
+            slice.swap(i, from);
+        }
+    }
 }
 
 impl<T: Send> ParallelSliceMut<T> for [T] {
