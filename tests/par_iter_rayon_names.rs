@@ -10,7 +10,8 @@
 //! `with_max_len`, the comparisons and `unzip_into_vecs`; the sources
 //! `empty`, `once`, `repeat` and `repeat_n`; the slices'
 //! `par_chunks_exact`, `par_rchunks` and `par_rchunks_exact` (and
-//! `_mut`) and `par_sort_by_cached_key`; and the strings' `par_chars`, `par_char_indices`,
+//! `_mut`), `par_split(_mut)`, `par_chunk_by(_mut)` and
+//! `par_sort_by_cached_key`; and the strings' `par_chars`, `par_char_indices`,
 //! `par_bytes` and `par_encode_utf16`.
 
 use std::collections::HashSet;
@@ -467,6 +468,41 @@ fn par_sort_by_cached_key_matches_std() {
 }
 
 #[test]
+fn slice_splits_match_std() {
+    on_pools(|| {
+        for n in [0u64, 1, 2, 7, 1_000, 3_001, 20_000] {
+            let v = data(n);
+            for modulus in [1, 3, 50, 1_000, 2_000] {
+                let sep = |x: &u64| x % modulus == 0;
+                assert_eq!(
+                    v.par_split(sep).collect::<Vec<_>>(),
+                    v.split(sep).collect::<Vec<_>>()
+                );
+                let (mut a, mut b) = (v.clone(), v.clone());
+                a.par_split_mut(sep).for_each(|p| p.reverse());
+                b.split_mut(sep).for_each(|p| p.reverse());
+                assert_eq!(a, b);
+            }
+            for same in [
+                |a: &u64, b: &u64| a <= b,
+                |a: &u64, b: &u64| a / 100 == b / 100,
+                |_: &u64, _: &u64| true,
+            ] {
+                assert_eq!(
+                    v.par_chunk_by(same).collect::<Vec<_>>(),
+                    v.chunk_by(same).collect::<Vec<_>>()
+                );
+                let (mut a, mut b) = (v.clone(), v.clone());
+                a.par_chunk_by_mut(same)
+                    .for_each(|run| run.fill(run.len() as u64));
+                b.chunk_by_mut(same).for_each(|run| run.fill(run.len() as u64));
+                assert_eq!(a, b);
+            }
+        }
+    });
+}
+
+#[test]
 fn string_scans_match_std() {
     on_pools(|| {
         // Multi-byte characters of every width, so cuts near the middle
@@ -644,6 +680,14 @@ fn new_adapters_split_across_workers() {
         (
             "par_sort_by_cached_key",
             Box::new(|h| big.clone().par_sort_by_cached_key(|x| (h(), *x).1)),
+        ),
+        (
+            "par_split",
+            Box::new(|h| big.par_split(|x| x % 100 == 0).for_each(|_| h())),
+        ),
+        (
+            "par_chunk_by",
+            Box::new(|h| big.par_chunk_by(|a, b| a / 100 == b / 100).for_each(|_| h())),
         ),
         (
             "skip_any_while",

@@ -26,7 +26,9 @@
 //!
 //! The names of rayon 1.12's `prelude`, `iter`, `slice` and `str` are
 //! here, with rayon's signatures, but for these (all in this module:
-//! there are no `stealpool::slice` or `stealpool::str` modules):
+//! there are no `stealpool::slice` or `stealpool::str` modules, so the
+//! slices' types whose names the adapters or the strings also use are
+//! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, ...):
 //!
 //! - `ParallelIterator::intersperse`, `IndexedParallelIterator::interleave`
 //!   and `interleave_shortest`: each needs a producer that splits two
@@ -34,8 +36,7 @@
 //! - `IndexedParallelIterator::by_exponential_blocks` and
 //!   `by_uniform_blocks`: they drive a consumer block by block in order,
 //!   a driver of their own; not written yet.
-//! - Slices: `par_split`, `par_split_inclusive`, `par_split_mut`,
-//!   `par_split_inclusive_mut`, `par_chunk_by` and `par_chunk_by_mut`.
+//! - Slices: `par_split_inclusive` and `par_split_inclusive_mut`.
 //!   Strings: `par_split`, `par_split_inclusive`, `par_split_terminator`,
 //!   `par_split_ascii_whitespace`, `par_matches`, `par_match_indices`,
 //!   and rayon's `str::Pattern` they take. Not written yet: each is an
@@ -73,6 +74,7 @@ mod range;
 mod reduce;
 mod slice;
 mod slice_chunks;
+mod slice_split;
 mod sources;
 mod string;
 mod try_reduce;
@@ -88,9 +90,9 @@ pub use either::Either;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
 pub use slice::{
-    Chunks as SliceChunks, ChunksExact, ChunksExactMut, ChunksMut as SliceChunksMut, Iter as SliceIter,
-    IterMut as SliceIterMut, ParallelSlice, ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut,
-    RChunksMut, Windows,
+    ChunkBy, ChunkByMut, Chunks as SliceChunks, ChunksExact, ChunksExactMut, ChunksMut as SliceChunksMut,
+    Iter as SliceIter, IterMut as SliceIterMut, ParallelSlice, ParallelSliceMut, RChunks, RChunksExact,
+    RChunksExactMut, RChunksMut, Split as SliceSplit, SplitMut as SliceSplitMut, Windows,
 };
 pub use sources::{empty, once, repeat, repeat_n, repeatn, Empty, Once, Repeat, RepeatN};
 pub use string::{Bytes, CharIndices, Chars, EncodeUtf16, Lines, ParallelString, SplitWhitespace};

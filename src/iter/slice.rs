@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 pub use super::slice_chunks::{
     ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut,
 };
+pub use super::slice_split::{ChunkBy, ChunkByMut, Split, SplitMut};
 
 /// Parallel iterators over a slice's pieces: rayon's `ParallelSlice`.
 ///
@@ -141,6 +142,38 @@ pub trait ParallelSlice<T: Sync> {
             rem,
         }
     }
+
+    /// The parts between the elements for which `separator` holds, as
+    /// [`slice::split`] (empty parts included).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let parts: Vec<usize> = [1u8, 0, 0, 2, 3].par_split(|x| *x == 0).map(|p| p.len()).collect();
+    /// assert_eq!(parts, [1, 0, 2]);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> Split<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// The runs of neighbours for which `pred` holds, as
+    /// [`slice::chunk_by`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let runs = [1u8, 2, 3, 1, 2].par_chunk_by(|a, b| a < b).count();
+    /// assert_eq!(runs, 2);
+    /// ```
+    fn par_chunk_by<F>(&self, pred: F) -> ChunkBy<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkBy::new(self.as_parallel_slice(), pred)
+    }
 }
 
 impl<T: Sync> ParallelSlice<T> for [T] {
@@ -263,6 +296,40 @@ pub trait ParallelSliceMut<T: Send> {
             slice,
             rem,
         }
+    }
+
+    /// The parts between the elements for which `separator` holds,
+    /// mutably, as [`slice::split_mut`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [2u8, 1, 0, 4, 3];
+    /// v.par_split_mut(|x| *x == 0).for_each(|p| p.sort());
+    /// assert_eq!(v, [1, 2, 0, 3, 4]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// The runs of neighbours for which `pred` holds, mutably, as
+    /// [`slice::chunk_by_mut`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [1u8, 2, 3, 1, 2];
+    /// v.par_chunk_by_mut(|a, b| a < b).for_each(|run| run.reverse());
+    /// assert_eq!(v, [3, 2, 1, 2, 1]);
+    /// ```
+    fn par_chunk_by_mut<F>(&mut self, pred: F) -> ChunkByMut<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkByMut::new(self.as_parallel_slice_mut(), pred)
     }
 
     /// Sorts in parallel, keeping equal elements in order (a merge sort;
