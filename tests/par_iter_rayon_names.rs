@@ -10,7 +10,7 @@
 //! `with_max_len`, the comparisons and `unzip_into_vecs`; the sources
 //! `empty`, `once`, `repeat` and `repeat_n`; the slices'
 //! `par_chunks_exact`, `par_rchunks` and `par_rchunks_exact` (and
-//! `_mut`), `par_split(_mut)`, `par_chunk_by(_mut)` and
+//! `_mut`), `par_split(_inclusive)(_mut)`, `par_chunk_by(_mut)` and
 //! `par_sort_by_cached_key`; and the strings' `par_chars`, `par_char_indices`,
 //! `par_bytes` and `par_encode_utf16`.
 
@@ -481,6 +481,12 @@ fn slice_splits_match_std() {
                 let (mut a, mut b) = (v.clone(), v.clone());
                 a.par_split_mut(sep).for_each(|p| p.reverse());
                 b.split_mut(sep).for_each(|p| p.reverse());
+                assert_eq!(a, b);
+                let inclusive: Vec<&[u64]> = v.split_inclusive(sep).collect();
+                assert_eq!(v.par_split_inclusive(sep).collect::<Vec<_>>(), inclusive);
+                let (mut a, mut b) = (v.clone(), v.clone());
+                a.par_split_inclusive_mut(sep).for_each(|p| p.reverse());
+                b.split_inclusive_mut(sep).for_each(|p| p.reverse());
                 assert_eq!(a, b);
             }
             for same in [

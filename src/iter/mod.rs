@@ -36,8 +36,7 @@
 //! - `IndexedParallelIterator::by_exponential_blocks` and
 //!   `by_uniform_blocks`: they drive a consumer block by block in order,
 //!   a driver of their own; not written yet.
-//! - Slices: `par_split_inclusive` and `par_split_inclusive_mut`.
-//!   Strings: `par_split`, `par_split_inclusive`, `par_split_terminator`,
+//! - Strings: `par_split`, `par_split_inclusive`, `par_split_terminator`,
 //!   `par_split_ascii_whitespace`, `par_matches`, `par_match_indices`,
 //!   and rayon's `str::Pattern` they take. Not written yet: each is an
 //!   unindexed producer cutting at a separator, as `par_lines` does.
@@ -92,7 +91,8 @@ pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
 pub use slice::{
     ChunkBy, ChunkByMut, Chunks as SliceChunks, ChunksExact, ChunksExactMut, ChunksMut as SliceChunksMut,
     Iter as SliceIter, IterMut as SliceIterMut, ParallelSlice, ParallelSliceMut, RChunks, RChunksExact,
-    RChunksExactMut, RChunksMut, Split as SliceSplit, SplitMut as SliceSplitMut, Windows,
+    RChunksExactMut, RChunksMut, Split as SliceSplit, SplitInclusive as SliceSplitInclusive,
+    SplitInclusiveMut as SliceSplitInclusiveMut, SplitMut as SliceSplitMut, Windows,
 };
 pub use sources::{empty, once, repeat, repeat_n, repeatn, Empty, Once, Repeat, RepeatN};
 pub use string::{Bytes, CharIndices, Chars, EncodeUtf16, Lines, ParallelString, SplitWhitespace};

@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 pub use super::slice_chunks::{
     ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut,
 };
-pub use super::slice_split::{ChunkBy, ChunkByMut, Split, SplitMut};
+pub use super::slice_split::{ChunkBy, ChunkByMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
 
 /// Parallel iterators over a slice's pieces: rayon's `ParallelSlice`.
 ///
@@ -157,6 +157,22 @@ pub trait ParallelSlice<T: Sync> {
         P: Fn(&T) -> bool + Sync + Send,
     {
         Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// The parts ended by the elements for which `separator` holds (each
+    /// part keeps its separator), as [`slice::split_inclusive`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let parts: Vec<usize> = [1u8, 0, 0, 2].par_split_inclusive(|x| *x == 0).map(|p| p.len()).collect();
+    /// assert_eq!(parts, [2, 1, 1]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> SplitInclusive<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusive::new(self.as_parallel_slice(), separator)
     }
 
     /// The runs of neighbours for which `pred` holds, as
@@ -313,6 +329,23 @@ pub trait ParallelSliceMut<T: Send> {
         P: Fn(&T) -> bool + Sync + Send,
     {
         SplitMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// The parts ended by the elements for which `separator` holds,
+    /// mutably, as [`slice::split_inclusive_mut`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [2u8, 0, 3, 1];
+    /// v.par_split_inclusive_mut(|x| *x == 0).for_each(|p| p.sort());
+    /// assert_eq!(v, [0, 2, 1, 3]);
+    /// ```
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitInclusiveMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusiveMut::new(self.as_parallel_slice_mut(), separator)
     }
 
     /// The runs of neighbours for which `pred` holds, mutably, as

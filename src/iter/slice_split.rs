@@ -1,5 +1,5 @@
 //! Slices cut where a predicate says: `par_split`, `par_split_mut` (at
-//! each separator element) and `par_chunk_by`, `par_chunk_by_mut`
+//! each separator element), `par_split_inclusive(_mut)` (after each) and `par_chunk_by`, `par_chunk_by_mut`
 //! (between neighbours the predicate does not join). A piece is split at
 //! the cut nearest its middle, so no item is cut in two; pieces shorter
 //! than [`MIN_SPLIT`] are not split.
@@ -149,4 +149,36 @@ split_iterator!(
     ChunkByMut, ChunkByMutProducer, &'a mut [T], Send, &'a mut [T],
     pred (Fn(&T, &T) -> bool), seq chunk_by_mut, split split_at_mut,
     cut |s, p, i| i + 1 < s.len() && !p(&s[i], &s[i + 1]), parts 0
+);
+
+split_iterator!(
+    /// The iterator of
+    /// [`par_split_inclusive`](super::ParallelSlice::par_split_inclusive).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let s: stealpool::iter::SliceSplitInclusive<'_, u8, _> = [1u8, 0, 2].par_split_inclusive(|x| *x == 0);
+    /// assert_eq!(s.collect::<Vec<_>>(), [&[1, 0][..], &[2]]);
+    /// ```
+    SplitInclusive, SplitInclusiveProducer, &'a [T], Sync, &'a [T],
+    pred (Fn(&T) -> bool), seq split_inclusive, split split_at,
+    cut |s, p, i| i + 1 < s.len() && p(&s[i]), parts 0
+);
+
+split_iterator!(
+    /// The iterator of
+    /// [`par_split_inclusive_mut`](super::ParallelSliceMut::par_split_inclusive_mut).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [1u8, 0, 2];
+    /// let s: stealpool::iter::SliceSplitInclusiveMut<'_, u8, _> = v.par_split_inclusive_mut(|x| *x == 0);
+    /// s.for_each(|part| part.reverse());
+    /// assert_eq!(v, [0, 1, 2]);
+    /// ```
+    SplitInclusiveMut, SplitInclusiveMutProducer, &'a mut [T], Send, &'a mut [T],
+    pred (Fn(&T) -> bool), seq split_inclusive_mut, split split_at_mut,
+    cut |s, p, i| i + 1 < s.len() && p(&s[i]), parts 0
 );
