@@ -365,7 +365,10 @@ fn a_spare_steals_from_its_blocked_workers_bounded_deque() {
         block_in_place(|| receiver.recv_timeout(DEADLINE))
     });
     let (name, index) = handle.join().unwrap().unwrap();
-    assert!(name.unwrap().starts_with("stealpool-spare-"), "the child ran on the worker");
+    assert!(
+        name.unwrap().starts_with("stealpool-spare-"),
+        "the child ran on the worker"
+    );
     // The spare answers as the pool's one worker (`current_thread_index`).
     assert_eq!(index, Some(0));
     let stats = pool.stats();

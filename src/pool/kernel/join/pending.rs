@@ -16,7 +16,8 @@ use crate::sync::flags::bug;
 /// most, before it runs `a` (`let_a_thief_in`). With two runnable threads
 /// the random scheduler runs the thief about every other point; 16 finds
 /// the planted races of `examples/model-your-code` as soon as 64 did
-/// (schedules 17, 17, 17, 4, 40), at a third less time in the pool's own
+/// (schedules 17, 17, 17, 4, 40; 27, 27, 27, 4, 40 since the coin is
+/// tossed only for a worker's one pending half), at a third less time in the pool's own
 /// models (`limited_joins_then_block_2_workers`: 8.3 s with 64, 5.5 s
 /// with 16, 2.7 s with no coin on a less loaded machine).
 #[cfg(feature = "shuttle")]
@@ -173,7 +174,18 @@ impl WorkerThread {
     /// explores every schedule within its bound.
     #[cfg(feature = "shuttle")]
     pub(crate) fn let_a_thief_in(&self) {
-        if !crate::sync::schedule_coin() {
+        // Only outside every stolen half (H6's marks unset), where the
+        // half just pushed is this worker's one pending half and its shared
+        // deque is empty: the promoted half is then alone there. Tossed
+        // inside stolen halves too, the coin led three-worker models of
+        // nested `join`s to deadlocks not yet explained (N2, "What is
+        // open" in `proofs/model-build.md`).
+        let inside_a_stolen_half = self.beneath_joins.get() != i64::MIN;
+        if inside_a_stolen_half
+            || self.joins.len() != 1
+            || !self.local.is_empty()
+            || !crate::sync::schedule_coin()
+        {
             return;
         }
         self.promote();
