@@ -103,7 +103,7 @@ fn delivered_to_a_stalled_thief() -> (BoundedWorker<Box<i32>>, BoundedStealer<Bo
 }
 
 /// Index moves a helper may sleep through between its load of `top` and its
-/// load of the request word (issue 46): around the half window (2^42) and
+/// load of the request word (G4's stale delivery): around the half window (2^42) and
 /// the whole window (2^43) of the 43-bit index, and past a second wrap.
 const STALLS: [u64; 12] = [
     0,
@@ -120,7 +120,7 @@ const STALLS: [u64; 12] = [
     (1 << 62) + (1 << 42) + 1,
 ];
 
-/// Issue 46: a helper that loads `top` while it carries a claim for slot
+/// G4: a helper that loads `top` while it carries a claim for slot
 /// `s`, then sleeps while the index moves on, must not deliver that old
 /// index into a later request of `s`. Stopping the helper between its two
 /// loads: it announced (its bit set) and loaded `top` tagged for `s`; `s`
