@@ -39,13 +39,6 @@ impl Splitter {
         if self.splits == 0 {
             return None;
         }
-        Some(self.split_anyway())
-    }
-
-    /// [`split`](Splitter::split) even when the budget is spent (the
-    /// halves' budgets then spent too): for a piece longer than its
-    /// producer's `max_len`.
-    pub(crate) fn split_anyway(self) -> (Splitter, RightSplits) {
         let half = self.splits / 2;
         let left = Splitter {
             splits: half,
@@ -56,7 +49,7 @@ impl Splitter {
             workers: self.workers,
             home: current_slot_index(),
         };
-        (left, right)
+        Some((left, right))
     }
 }
 
