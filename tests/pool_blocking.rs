@@ -8,7 +8,7 @@ mod common;
 use common::{quiet_expected_panics, wait_for, EXPECTED};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
-use std::sync::{mpsc, Arc, Barrier};
+use std::sync::{mpsc, Arc, Barrier, Mutex};
 use std::time::Duration;
 use stealpool::{block_in_place, ThreadPool};
 
@@ -230,4 +230,54 @@ fn a_spare_answers_an_index_below_current_num_threads() {
     // As rayon promises: Some(i) with i < current_num_threads(), so a
     // `vec![..; current_num_threads()]` indexed by it is never overrun.
     assert_eq!((index, threads), (Some(0), 1));
+}
+
+#[test]
+fn a_spare_takes_the_name_of_the_worker_whose_index_it_answers() {
+    // As rayon's threads all carry `thread_name`'s names, so do the spares:
+    // code that tells the pool's threads by name sees every one of them.
+    let pool = ThreadPool::builder()
+        .num_threads(2)
+        .max_blocking_threads(2)
+        .thread_name(|i| format!("named-{i}"))
+        .build()
+        .unwrap();
+    let (sender, receiver) = mpsc::channel();
+    let (blocked, both_blocked) = mpsc::channel();
+    // Both workers block until the spare's task sends: it can only run on
+    // a spare.
+    let receiver = Arc::new(Mutex::new(receiver));
+    let waiters: Vec<_> = (0..2)
+        .map(|_| {
+            let (receiver, blocked) = (receiver.clone(), blocked.clone());
+            pool.submit(move || {
+                block_in_place(|| {
+                    blocked.send(()).unwrap();
+                    let got = receiver.lock().unwrap().recv_timeout(PATIENCE);
+                    got.map(|seen| (std::thread::current().id(), seen))
+                })
+            })
+        })
+        .collect();
+    for _ in 0..2 {
+        both_blocked.recv_timeout(PATIENCE).unwrap();
+    }
+    for _ in 0..2 {
+        let sender = sender.clone();
+        pool.spawn(move || {
+            let thread = std::thread::current();
+            let seen = (thread.id(), thread.name().map(str::to_owned));
+            sender.send((seen, stealpool::current_thread_index())).unwrap();
+        });
+    }
+    for waiter in waiters {
+        let (worker, ((thread, name), index)) = waiter.join().unwrap().unwrap();
+        assert_ne!(worker, thread, "ran on a blocked worker");
+        let index = index.expect("a spare answers an index");
+        assert_eq!(
+            name.as_deref(),
+            Some(format!("named-{index}").as_str()),
+            "{name:?}"
+        );
+    }
 }

@@ -101,6 +101,15 @@ impl Builder {
 
     /// Names worker `i` `name(i)` (default: `stealpool-worker-i`).
     ///
+    /// `name` is called once per worker, for `i` in `0..num_threads`, when
+    /// the pool is built. A spare thread standing in for a blocked worker
+    /// (see [`block_in_place`](crate::block_in_place)) answers
+    /// [`current_thread_index`](crate::current_thread_index) as its slot
+    /// modulo the worker count, and with a `thread_name` it takes that
+    /// worker's name too, so every thread that runs the pool's tasks has
+    /// a name from `name` (two may then share one). Without it, spares are
+    /// named `stealpool-spare-N`.
+    ///
     /// ```
     /// let pool = stealpool::ThreadPool::builder()
     ///     .num_threads(1)
@@ -425,7 +434,8 @@ impl Builder {
     /// [`bounded_steals`](Builder::bounded_steals)), if a name
     /// from [`thread_name`](Builder::thread_name) contains a NUL byte, or if
     /// a thread cannot be spawned. The threads already started are stopped
-    /// and joined first, and so they are if `thread_name` panics.
+    /// and joined first. `thread_name` is called for every worker before
+    /// any thread starts, so if it panics, no thread was started.
     ///
     /// ```
     /// let error = stealpool::ThreadPool::builder()
@@ -479,6 +489,20 @@ impl Builder {
         } else {
             ((0..slots).map(|_| None).collect::<Vec<_>>(), None)
         };
+        // The workers' names, before anything is built: a NUL is reported
+        // and a panicking `thread_name` unwinds with no thread started.
+        let names = (0..num_threads)
+            .map(|index| {
+                let name = match &mut self.thread_name {
+                    Some(name) => name(index),
+                    None => format!("stealpool-worker-{index}"),
+                };
+                if name.contains('\0') {
+                    return Err(BuildError(ErrorKind::ThreadName { index, name }));
+                }
+                Ok(name)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         // M1: before any worker starts, so every worker sees the result.
         crate::sync::register_barriers();
         // Each worker has two deques: the one thieves look in first, and the
@@ -510,7 +534,15 @@ impl Builder {
             .enumerate()
             .map(|(spare, deques)| Slot::new(num_threads + spare, deques))
             .collect();
-        let spares = Spares::new(spares, self.stack_size);
+        // A spare standing in for worker `i`'s index answers
+        // `current_thread_index` as slot modulo workers, and so carries that
+        // worker's name when the caller names the threads: code that tells
+        // the pool's threads by name sees every one of them named.
+        let spare_names = self
+            .thread_name
+            .is_some()
+            .then(|| names.clone().into_boxed_slice());
+        let spares = Spares::new(spares, self.stack_size, spare_names);
         let mut registry = Registry::new(
             num_threads,
             spares,
@@ -528,19 +560,12 @@ impl Builder {
         registry.thread_hooks = std::mem::take(&mut self.thread_hooks);
         let registry = Arc::new(registry);
         // Dropped on every way out but success, this pool stops and joins the
-        // workers started so far, even when `thread_name` panics.
+        // workers started so far when a spawn fails.
         let mut pool = ThreadPool {
             registry,
             threads: Vec::with_capacity(num_threads),
         };
-        for (index, deques) in deques.into_iter().enumerate() {
-            let name = match &mut self.thread_name {
-                Some(name) => name(index),
-                None => format!("stealpool-worker-{index}"),
-            };
-            if name.contains('\0') {
-                return Err(BuildError(ErrorKind::ThreadName { index, name }));
-            }
+        for ((index, deques), name) in deques.into_iter().enumerate().zip(names) {
             let mut builder = thread::Builder::new().name(name);
             if let Some(bytes) = self.stack_size {
                 builder = builder.stack_size(bytes);

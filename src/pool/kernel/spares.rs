@@ -53,6 +53,9 @@ pub(crate) struct Spares {
     /// How many spare slots the pool has.
     slots: usize,
     stack_size: Option<usize>,
+    /// The workers' names when the caller chose them: the spare in slot
+    /// `s` takes the name of worker `s % workers`, whose index it answers.
+    names: Option<Box<[String]>>,
 }
 
 /// The slots and threads; the counts of blocked threads and active spares
@@ -94,7 +97,7 @@ pub(crate) struct SpareCounts {
 }
 
 impl Spares {
-    pub(crate) fn new(slots: Vec<Slot>, stack_size: Option<usize>) -> Spares {
+    pub(crate) fn new(slots: Vec<Slot>, stack_size: Option<usize>, names: Option<Box<[String]>>) -> Spares {
         Spares {
             slots: slots.len(),
             state: Mutex::new(State {
@@ -108,6 +111,7 @@ impl Spares {
             }),
             parked: Condvar::new(),
             stack_size,
+            names,
         }
     }
 
@@ -159,7 +163,11 @@ impl Spares {
         }
         let index = slot.index;
         let spare_registry = Arc::clone(registry);
-        let mut builder = thread::Builder::new().name(format!("stealpool-spare-{index}"));
+        let name = match &self.names {
+            Some(names) => names[index % names.len()].clone(),
+            None => format!("stealpool-spare-{index}"),
+        };
+        let mut builder = thread::Builder::new().name(name);
         if let Some(bytes) = self.stack_size {
             builder = builder.stack_size(bytes);
         }
