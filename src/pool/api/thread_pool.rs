@@ -8,7 +8,7 @@ use crate::pool::api::handle::continuation;
 use crate::pool::kernel::join;
 use crate::pool::kernel::registry::Registry;
 use crate::pool::kernel::scope;
-use crate::pool::kernel::scope::Scope;
+use crate::pool::kernel::scope::{Scope, ScopeFifo};
 use crate::pool::kernel::stats::Stats;
 use crate::pool::kernel::worker::WorkerThread;
 use crate::pool::queues::priority::Priority;
@@ -336,6 +336,117 @@ impl ThreadPool {
             Some(worker) => scope::scope_on_worker(extend_worker(worker), op),
             None => self.install(|| self.scope(op)),
         }
+    }
+
+    /// Runs `f` on the pool without waiting for it, in FIFO order: from one
+    /// of the pool's workers, the tasks it spawns this way start oldest
+    /// first among themselves, where [`spawn`](ThreadPool::spawn)'s start
+    /// newest first (rayon-core's `spawn_fifo`). Each waits behind a small
+    /// marker on the worker's deque, so FIFO and plain spawns interleave as
+    /// in rayon: whoever takes a marker runs the oldest FIFO task of the
+    /// worker that pushed it (E1 in `proofs/fifo.md`). From any other
+    /// thread, `f` goes on the pool's injector, as `spawn`'s does.
+    ///
+    /// A panic in `f` goes to the panic handler, as `spawn`'s.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let (tx, rx) = mpsc::channel();
+    /// let inner = tx.clone();
+    /// pool.spawn(move || {
+    ///     // On the one worker: these start in the order spawned.
+    ///     for i in 0..4 {
+    ///         let tx = inner.clone();
+    ///         stealpool::spawn_fifo(move || tx.send(i).unwrap());
+    ///     }
+    /// });
+    /// drop(tx);
+    /// pool.wait_all();
+    /// assert_eq!(rx.iter().collect::<Vec<_>>(), [0, 1, 2, 3]);
+    /// ```
+    pub fn spawn_fifo<F: FnOnce() + Send + 'static>(&self, f: F) {
+        self.registry.spawn_fifo_task(f);
+    }
+
+    /// Creates a [`ScopeFifo`], whose tasks may borrow from the caller's
+    /// stack and start in FIFO order among those one thread spawns; returns
+    /// once `op` and every task spawned in the scope have finished. Waits
+    /// as [`scope`](ThreadPool::scope) does.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    ///
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let order = Mutex::new(Vec::new());
+    /// pool.scope_fifo(|s| {
+    ///     for i in 0..3 {
+    ///         let order = &order;
+    ///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+    ///     }
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2]);
+    /// ```
+    pub fn scope_fifo<'s, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'s>) -> R + Send,
+        R: Send,
+    {
+        match self.registry.current_worker() {
+            // As `scope`: the scope waits for all its tasks (C2).
+            Some(worker) => scope::scope_fifo_on_worker(extend_worker(worker), op),
+            None => self.install(|| self.scope_fifo(op)),
+        }
+    }
+
+    /// [`scope`](ThreadPool::scope) with `op` run right where it is called
+    /// when that is a worker of this pool (rayon-core's `in_place_scope`).
+    ///
+    /// Called from any other thread, `op` runs on one of the pool's workers
+    /// (as `scope` does, through [`install`](ThreadPool::install)), where
+    /// rayon runs it on the calling thread; so here `op` and its result
+    /// must be `Send`.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let mut parts = [0u32; 2];
+    /// let (a, b) = parts.split_at_mut(1);
+    /// pool.in_place_scope(|s| {
+    ///     s.spawn(|_| a[0] = 1);
+    ///     s.spawn(|_| b[0] = 2);
+    /// });
+    /// assert_eq!(parts, [1, 2]);
+    /// ```
+    pub fn in_place_scope<'s, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'s>) -> R + Send,
+        R: Send,
+    {
+        self.scope(op)
+    }
+
+    /// [`scope_fifo`](ThreadPool::scope_fifo) with `op` run right where it
+    /// is called when that is a worker of this pool; from any other thread
+    /// as [`in_place_scope`](ThreadPool::in_place_scope) says.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    ///
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let order = Mutex::new(Vec::new());
+    /// pool.in_place_scope_fifo(|s| {
+    ///     s.spawn_fifo(|_| order.lock().unwrap().push(1));
+    ///     s.spawn_fifo(|_| order.lock().unwrap().push(2));
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [1, 2]);
+    /// ```
+    pub fn in_place_scope_fifo<'s, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'s>) -> R + Send,
+        R: Send,
+    {
+        self.scope_fifo(op)
     }
 
     /// Runs `f` on one of the pool's workers and returns its result; a

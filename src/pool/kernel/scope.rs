@@ -1,5 +1,6 @@
 //! Scoped tasks that borrow from the stack of the scope's caller.
 
+use super::fifo::FifoQueues;
 use super::job::drop_payload;
 use super::job::drop_quietly;
 use super::latch::{Latch, WorkerLatch};
@@ -175,28 +176,53 @@ pub(crate) unsafe fn scope_of(job: &JobRef) -> *const () {
     unsafe { job.job_ptr().cast::<ScopeJobStart>().as_ref().scope }
 }
 
-/// Runs `op` as a scope on the current worker.
-pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&Scope<'s>) -> R) -> R {
-    let scope = Scope {
+/// A fresh scope, its body's count taken (C1), for `worker` to own.
+fn new_scope<'s>(worker: &'s WorkerThread) -> Scope<'s> {
+    Scope {
         registry: worker.registry(),
         pending: AtomicUsize::new(1),
         done: WorkerLatch::new(worker.registry(), worker.index()),
         panic: Mutex::new(None),
         _invariant: PhantomData,
+    }
+}
+
+/// Runs `op` as a scope on the current worker.
+pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&Scope<'s>) -> R) -> R {
+    let scope = new_scope(worker);
+    run_body(worker, &scope, &scope, op)
+}
+
+/// Runs `op` as a FIFO scope on the current worker.
+pub(crate) fn scope_fifo_on_worker<'s, R>(
+    worker: &'s WorkerThread,
+    op: impl FnOnce(&ScopeFifo<'s>) -> R,
+) -> R {
+    let scope = ScopeFifo {
+        base: new_scope(worker),
+        fifos: FifoQueues::new(worker.registry().stealers.len()),
     };
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| op(&scope)));
+    run_body(worker, &scope, &scope.base, op)
+}
+
+/// Runs the body `op` of the scope `base` (which `outer` is, or holds),
+/// then waits for the scope's tasks; re-raises the first panic.
+fn run_body<'s, S, R>(worker: &'s WorkerThread, outer: &S, base: &Scope<'s>, op: impl FnOnce(&S) -> R) -> R {
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| op(outer)));
     // The body is not a task: its panic goes back to the caller, and is
     // no more counted in `Stats::panicked` than `join`'s or `install`'s.
     let (result, panic) = match outcome {
         Ok(result) => (Some(result), None),
         Err(payload) => (None, Some(payload)),
     };
-    // SAFETY: the body's count, released once; `scope` is this frame's own.
-    unsafe { Scope::finish(&raw const scope, panic) };
-    // C2: the frame (and so `scope`) stays until every task has finished;
-    // meanwhile this thread runs only the scope's own tasks (H7).
-    worker.wait_for_scope(&scope.done.core, (&raw const scope).cast());
-    let panic = scope.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
+    // SAFETY: the body's count, released once; `base` is the caller's
+    // frame's own, which outlives this call.
+    unsafe { Scope::finish(base, panic) };
+    // C2: the frame (and so the scope) stays until every task has
+    // finished; meanwhile this thread runs only the scope's own tasks (H7),
+    // its FIFO tasks' markers included (E1).
+    worker.wait_for_scope(&base.done.core, (base as *const Scope<'s>).cast());
+    let panic = base.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(payload) = panic {
         // The body's value, if it returned one, goes quietly: dropped
         // during the unwinding, a panicking `Drop` would abort.
@@ -204,6 +230,108 @@ pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&
         panic::resume_unwind(payload);
     }
     result.expect("the scope body finished without panicking")
+}
+
+/// A scope whose tasks start in FIFO order, created by
+/// [`ThreadPool::scope_fifo`](crate::ThreadPool::scope_fifo): rayon's
+/// `ScopeFifo`.
+///
+/// As [`Scope`], except that [`spawn_fifo`](ScopeFifo::spawn_fifo) queues
+/// tasks so that the tasks one thread spawns start oldest first among
+/// themselves, where `Scope::spawn`'s start newest first.
+///
+/// ```
+/// use std::sync::Mutex;
+///
+/// let pool = stealpool::ThreadPool::new(1);
+/// let order = Mutex::new(Vec::new());
+/// pool.scope_fifo(|s| {
+///     for i in 0..4 {
+///         let order = &order;
+///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+///     }
+/// });
+/// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3]);
+/// ```
+pub struct ScopeFifo<'s> {
+    base: Scope<'s>,
+    /// E1: per slot, this scope's FIFO tasks, each behind a marker.
+    fifos: FifoQueues,
+}
+
+/// A `*const ScopeFifo` that a task of the scope carries to the thread
+/// running it (C2 keeps the scope alive while it runs).
+struct FifoScopePtr<'s>(*const ScopeFifo<'s>);
+
+// SAFETY: `ScopeFifo` is `Sync` (its fields are); the pointer is only
+// dereferenced while the scope is live (C2).
+unsafe impl Send for FifoScopePtr<'_> {}
+
+impl<'s> FifoScopePtr<'s> {
+    /// The scope.
+    ///
+    /// # Safety
+    ///
+    /// Called by a task of the scope, which the scope waits for (C2).
+    unsafe fn get(&self) -> &ScopeFifo<'s> {
+        // SAFETY: see above.
+        unsafe { &*self.0 }
+    }
+}
+
+impl<'s> ScopeFifo<'s> {
+    /// Spawns a task that may borrow from outside the scope. On a worker
+    /// of the scope's pool, the tasks this thread spawns start in the
+    /// order spawned (E1); spawned from any other thread, it goes on the
+    /// pool's injector, as [`Scope::spawn`] would.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let count = AtomicUsize::new(0);
+    /// pool.scope_fifo(|s| {
+    ///     for _ in 0..3 {
+    ///         s.spawn_fifo(|s| {
+    ///             count.fetch_add(1, Ordering::Relaxed);
+    ///             s.spawn_fifo(|_| {
+    ///                 count.fetch_add(1, Ordering::Relaxed);
+    ///             });
+    ///         });
+    ///     }
+    /// });
+    /// assert_eq!(count.into_inner(), 6);
+    /// ```
+    pub fn spawn_fifo<F>(&self, f: F)
+    where
+        F: FnOnce(&ScopeFifo<'s>) + Send + 's,
+    {
+        let base = &self.base;
+        // C1: relaxed increment, as in `Scope::spawn`.
+        base.pending.fetch_add(1, RELAXED);
+        base.registry.count_task();
+        let this = FifoScopePtr(self);
+        // SAFETY: the task runs while the scope waits for it (C2).
+        let job = ScopeJob::into_job_ref(base, move |_| f(unsafe { this.get() }));
+        match base.registry.current_worker() {
+            Some(worker) => {
+                let marker = self
+                    .fifos
+                    .push(worker.index(), (base as *const Scope<'s>).cast(), job);
+                worker.push(marker);
+            }
+            None => base.registry.push(job),
+        }
+    }
+}
+
+impl fmt::Debug for ScopeFifo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ScopeFifo")
+            // C1: relaxed; a snapshot for display, ordering nothing.
+            .field("pending", &self.base.pending.load(RELAXED))
+            .finish_non_exhaustive()
+    }
 }
 
 impl fmt::Debug for Scope<'_> {

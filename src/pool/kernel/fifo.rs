@@ -1,0 +1,94 @@
+//! FIFO spawns (`spawn_fifo`, `ScopeFifo::spawn_fifo`): a job queued
+//! behind a marker (E1-E3 in `proofs/fifo.md`).
+//!
+//! A worker that spawns a job in FIFO order pushes the job on a FIFO queue
+//! of its slot (the pool's, or its scope's), then a small marker job on its
+//! ordinary deque, as any spawn would push its job. Whoever runs a marker
+//! (the owner, popping newest first, or a thief) runs the oldest job of that
+//! queue in its place. So a worker's FIFO jobs start oldest first among
+//! themselves, while their markers interleave with its other jobs exactly
+//! as plain spawns do: the order rayon-core gives `spawn_fifo`.
+
+use super::job::JobHeader;
+use crate::lockfree::{Injector, JobRef, Steal};
+use crate::sync::{spin_loop, thread};
+use std::ptr::NonNull;
+
+/// One FIFO queue per slot of a pool (workers and spare slots alike): the
+/// crate's own verified injector (Q1-Q9), which any thread may steal from.
+pub(crate) struct FifoQueues(Box<[Injector<JobRef>]>);
+
+impl FifoQueues {
+    /// Empty queues, one for each of `slots` slots.
+    pub(crate) fn new(slots: usize) -> Self {
+        FifoQueues((0..slots).map(|_| Injector::new()).collect())
+    }
+
+    /// E1: queues `job` on slot `slot`'s queue and returns the marker that
+    /// runs the oldest job of that queue, for the caller to push on the
+    /// slot's own deque, after this. `scope` is the address of the scope
+    /// whose tasks the queue holds (its marker is then a scope task of that
+    /// scope, which H7 lets a waiting scope run), or null for the pool's
+    /// queues.
+    ///
+    /// `job` is counted (as a task, or in its scope) by the caller, before.
+    pub(crate) fn push(&self, slot: usize, scope: *const (), job: JobRef) -> JobRef {
+        let queue = &self.0[slot];
+        queue.push(job);
+        let marker = Marker::into_job_ref(scope, queue);
+        if scope.is_null() {
+            marker
+        } else {
+            marker.into_scope_task()
+        }
+    }
+}
+
+/// A marker: runs the oldest job of its queue. Starts as every scope task
+/// does (`ScopeJobStart` in `scope.rs`: its header, then its scope), so
+/// that a waiting scope tells whose it is (H7).
+#[repr(C)]
+struct Marker {
+    header: JobHeader,
+    scope: *const (),
+    queue: *const Injector<JobRef>,
+}
+
+impl Marker {
+    fn into_job_ref(scope: *const (), queue: &Injector<JobRef>) -> JobRef {
+        let marker = Box::new(Marker {
+            header: JobHeader::new(Self::execute),
+            scope,
+            queue,
+        });
+        // SAFETY: `Box::into_raw` is never null; the header is this
+        // `#[repr(C)]` job's first field, and `execute` frees the box once.
+        unsafe { JobRef::new(NonNull::new_unchecked(Box::into_raw(marker).cast())) }
+    }
+
+    /// E2: takes the oldest job of the queue and runs it in the marker's
+    /// place. The queue holds one job for each marker not yet run, so a
+    /// steal never finds it empty; a `Retry` (another thread moving the
+    /// queue's intake, or taking the job at its head) is tried again.
+    unsafe fn execute(header: NonNull<JobHeader>) {
+        // SAFETY: `header` came from `into_job_ref` and runs once.
+        let marker = unsafe { Box::from_raw(header.cast::<Self>().as_ptr()) };
+        // SAFETY: E3: the queue lives while one of its jobs has not run,
+        // and the one this marker stands for has not.
+        let queue = unsafe { &*marker.queue };
+        drop(marker);
+        let job = loop {
+            match queue.steal() {
+                Steal::Success(job) => break job,
+                Steal::Retry => {
+                    spin_loop();
+                    thread::yield_now();
+                }
+                Steal::Empty => unreachable!("stealpool: a FIFO marker found its queue empty (E2)"),
+            }
+        };
+        // SAFETY: taken out of the queue, so ours to run, once; the job
+        // catches its own panics (a task's or a scope task's).
+        unsafe { job.execute() };
+    }
+}
