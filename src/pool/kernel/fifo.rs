@@ -9,8 +9,7 @@
 //! themselves, while their markers interleave with its other jobs exactly
 //! as plain spawns do: the order rayon-core gives `spawn_fifo`.
 
-use super::job::JobHeader;
-use crate::lockfree::{Injector, JobRef, Steal};
+use crate::lockfree::{Injector, JobHeader, JobRef, Steal};
 use crate::sync::{spin_loop, thread};
 use std::ptr::NonNull;
 
