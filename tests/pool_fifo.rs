@@ -249,3 +249,74 @@ fn in_place_scopes_run_on_the_calling_worker() {
     });
     assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3, 4]);
 }
+
+#[test]
+fn in_place_scope_outside_the_pool_runs_the_body_here() {
+    // The body blocks on what a task sends: on the pool's only worker it
+    // would wait forever; in place, the worker runs the task.
+    let pool = one_worker();
+    let here = std::thread::current().id();
+    let not_send = std::rc::Rc::new(7);
+    let (tx, rx) = mpsc::channel();
+    let value = pool.in_place_scope(|s| {
+        assert_eq!(std::thread::current().id(), here);
+        s.spawn(move |_| tx.send(35).unwrap());
+        rx.recv().unwrap() + *not_send
+    });
+    assert_eq!(value, 42);
+
+    let (tx, rx) = mpsc::channel();
+    let order = Mutex::new(Vec::new());
+    pool.in_place_scope_fifo(|s| {
+        for i in 0..5 {
+            let order = &order;
+            s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+        }
+        s.spawn_fifo(move |_| tx.send(()).unwrap());
+        rx.recv().unwrap();
+    });
+    assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn in_place_scope_waits_for_every_task_and_reraises_a_panic() {
+    let pool = ThreadPool::new(2);
+    let ran = AtomicUsize::new(0);
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.in_place_scope(|s| {
+            for i in 0..50 {
+                let ran = &ran;
+                s.spawn(move |s| {
+                    s.spawn(move |_| {
+                        ran.fetch_add(1, Relaxed);
+                    });
+                    ran.fetch_add(1, Relaxed);
+                    if i == 7 {
+                        panic!("seven");
+                    }
+                });
+            }
+        })
+    }));
+    assert_eq!(outcome.unwrap_err().downcast_ref::<&str>(), Some(&"seven"));
+    assert_eq!(ran.into_inner(), 100);
+}
+
+#[test]
+fn in_place_scope_from_a_worker_of_another_pool_keeps_that_pool_going() {
+    // Pool `a`'s only worker owns a scope of pool `b` whose task needs `a`:
+    // a spare of `a` stands in while the worker blocks (E4).
+    let a = Arc::new(ThreadPool::new(1));
+    let b = ThreadPool::new(1);
+    let inner = a.clone();
+    let value = a.install(|| {
+        b.in_place_scope(|s| {
+            let (tx, rx) = mpsc::channel();
+            s.spawn(move |_| tx.send(inner.submit(|| 9).join().unwrap()).unwrap());
+            rx
+        })
+        .recv()
+        .unwrap()
+    });
+    assert_eq!(value, 9);
+}

@@ -362,31 +362,37 @@ where
     }
 }
 
-/// [`scope`] with `op` run right where it is called on a worker of any
-/// pool (rayon-core's `in_place_scope`); outside every pool, `op` runs on
-/// a worker of the global pool, where rayon runs it on the calling thread
-/// (see [`ThreadPool::in_place_scope`]).
+/// [`scope`] with `op` run right where it is called (rayon-core's
+/// `in_place_scope`): on a worker of any pool, a scope of that pool;
+/// elsewhere, a scope of the global pool (as for [`join`]) whose tasks go
+/// on its injector while the caller runs `op`, then blocks until they have
+/// finished ([`ThreadPool::in_place_scope`]). Neither `op` nor its result
+/// need be `Send`.
 ///
 /// ```
+/// use std::cell::Cell;
+///
+/// let seen = Cell::new(0); // not `Sync`: only `op` touches it
 /// let mut total = 0u64;
-/// let pool = stealpool::ThreadPool::new(2);
-/// pool.install(|| {
-///     stealpool::in_place_scope(|s| {
-///         s.spawn(|_| total = (1..=10).sum());
-///     })
+/// stealpool::in_place_scope(|s| {
+///     s.spawn(|_| total = (1..=10).sum());
+///     seen.set(1);
 /// });
-/// assert_eq!(total, 55);
+/// assert_eq!((seen.get(), total), (1, 55));
 /// ```
 pub fn in_place_scope<'s, OP, R>(op: OP) -> R
 where
-    OP: FnOnce(&Scope<'s>) -> R + Send,
-    R: Send,
+    OP: FnOnce(&Scope<'s>) -> R,
 {
-    scope(op)
+    match current_worker() {
+        // The scope waits for all its tasks before returning (C2).
+        Some(worker) => scope_on_worker(extend_worker(worker), op),
+        None => with_global(|pool| pool.in_place_scope(op)),
+    }
 }
 
-/// [`scope_fifo`] with `op` run right where it is called on a worker of
-/// any pool; outside every pool as [`in_place_scope`] says.
+/// [`scope_fifo`] with `op` run right where it is called, as
+/// [`in_place_scope`] does.
 ///
 /// ```
 /// use std::sync::Mutex;
@@ -399,10 +405,13 @@ where
 /// ```
 pub fn in_place_scope_fifo<'s, OP, R>(op: OP) -> R
 where
-    OP: FnOnce(&ScopeFifo<'s>) -> R + Send,
-    R: Send,
+    OP: FnOnce(&ScopeFifo<'s>) -> R,
 {
-    scope_fifo(op)
+    match current_worker() {
+        // The scope waits for all its tasks before returning (C2).
+        Some(worker) => scope_fifo_on_worker(extend_worker(worker), op),
+        None => with_global(|pool| pool.in_place_scope_fifo(op)),
+    }
 }
 
 /// The number of workers of the current pool: the pool of the worker

@@ -400,35 +400,44 @@ impl ThreadPool {
         }
     }
 
-    /// [`scope`](ThreadPool::scope) with `op` run right where it is called
-    /// when that is a worker of this pool (rayon-core's `in_place_scope`).
+    /// [`scope`](ThreadPool::scope) with `op` run right where it is called,
+    /// on any thread (rayon-core's `in_place_scope`): neither `op` nor its
+    /// result need be `Send`.
     ///
-    /// Called from any other thread, `op` runs on one of the pool's workers
-    /// (as `scope` does, through [`install`](ThreadPool::install)), where
-    /// rayon runs it on the calling thread; so here `op` and its result
-    /// must be `Send`.
+    /// On a worker of this pool it is `scope`. On any other thread the
+    /// scope's tasks go on the pool's injector, and once `op` has returned
+    /// the caller blocks until they have finished; a worker of another pool
+    /// blocks with a spare of its own pool standing in, as in
+    /// [`block_in_place`](crate::block_in_place) (E4 in `proofs/fifo.md`).
     ///
     /// ```
-    /// let pool = stealpool::ThreadPool::new(2);
-    /// let mut parts = [0u32; 2];
-    /// let (a, b) = parts.split_at_mut(1);
-    /// pool.in_place_scope(|s| {
-    ///     s.spawn(|_| a[0] = 1);
-    ///     s.spawn(|_| b[0] = 2);
+    /// use std::rc::Rc;
+    ///
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let here = Rc::new(5); // not `Send`: stays on this thread
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let doubled = pool.in_place_scope(|s| {
+    ///     // The pool's only worker runs this while `op` waits for it.
+    ///     s.spawn(move |_| tx.send(21).unwrap());
+    ///     rx.recv().unwrap() * 2 + *here - 5
     /// });
-    /// assert_eq!(parts, [1, 2]);
+    /// assert_eq!(doubled, 42);
     /// ```
     pub fn in_place_scope<'s, OP, R>(&self, op: OP) -> R
     where
-        OP: FnOnce(&Scope<'s>) -> R + Send,
-        R: Send,
+        OP: FnOnce(&Scope<'s>) -> R,
     {
-        self.scope(op)
+        match self.registry.current_worker() {
+            // As `scope`: the scope waits for all its tasks (C2).
+            Some(worker) => scope::scope_on_worker(extend_worker(worker), op),
+            None => scope::scope_in_place(extend_registry(&self.registry), op),
+        }
     }
 
     /// [`scope_fifo`](ThreadPool::scope_fifo) with `op` run right where it
-    /// is called when that is a worker of this pool; from any other thread
-    /// as [`in_place_scope`](ThreadPool::in_place_scope) says.
+    /// is called, on any thread, as [`in_place_scope`](ThreadPool::in_place_scope)
+    /// does. From a thread that is no worker of this pool, the tasks go on
+    /// its injector, which starts them oldest first.
     ///
     /// ```
     /// use std::sync::Mutex;
@@ -443,10 +452,13 @@ impl ThreadPool {
     /// ```
     pub fn in_place_scope_fifo<'s, OP, R>(&self, op: OP) -> R
     where
-        OP: FnOnce(&ScopeFifo<'s>) -> R + Send,
-        R: Send,
+        OP: FnOnce(&ScopeFifo<'s>) -> R,
     {
-        self.scope_fifo(op)
+        match self.registry.current_worker() {
+            // As `scope_fifo`: the scope waits for all its tasks (C2).
+            Some(worker) => scope::scope_fifo_on_worker(extend_worker(worker), op),
+            None => scope::scope_fifo_in_place(extend_registry(&self.registry), op),
+        }
     }
 
     /// Runs `f` on one of the pool's workers and returns its result; a
@@ -666,6 +678,15 @@ impl ThreadPool {
 pub(in crate::pool) fn extend_worker<'s>(worker: &WorkerThread) -> &'s WorkerThread {
     // SAFETY: see above; the pointer is the thread's own `WorkerThread`.
     unsafe { &*(worker as *const WorkerThread) }
+}
+
+/// Widens a borrow of a pool's registry to a scope's lifetime, for a scope
+/// owned by a thread outside the pool (E4): the scope is a local of a call
+/// that borrows the pool, and waits for all its tasks before returning, so
+/// no use of the reference outlives the borrow.
+pub(in crate::pool) fn extend_registry<'s>(registry: &Registry) -> &'s Registry {
+    // SAFETY: see above.
+    unsafe { &*(registry as *const Registry) }
 }
 
 impl Drop for ThreadPool {

@@ -3,9 +3,10 @@
 use super::fifo::FifoQueues;
 use super::job::drop_payload;
 use super::job::drop_quietly;
-use super::latch::{Latch, WorkerLatch};
+use super::latch::{Latch, LockLatch, WorkerLatch};
 use super::ordering::{RELAXED, SCOPE_DONE};
 use super::registry::Registry;
+use super::spares::Blocked;
 use super::worker::WorkerThread;
 use crate::lockfree::JobHeader;
 use crate::lockfree::JobRef;
@@ -37,8 +38,8 @@ pub struct Scope<'s> {
     registry: &'s Registry,
     /// Unfinished tasks, plus one for the scope's own body (C1).
     pending: AtomicUsize,
-    /// Set when `pending` reaches zero; the scope's worker waits on it.
-    done: WorkerLatch<'s>,
+    /// Set when `pending` reaches zero; the scope's owner waits on it.
+    done: Done<'s>,
     /// The first panic of the body or a task.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     /// Invariant in `'s`, like `std::thread::Scope`: a spawned closure must
@@ -105,8 +106,12 @@ impl<'s> Scope<'s> {
         // read after it unless it was the last count, and then only `done`,
         // which the owner does not free before it sees it set (C2).
         if unsafe { &(*this).pending }.fetch_sub(1, SCOPE_DONE) == 1 {
-            // SAFETY: see above.
-            unsafe { Latch::set(&raw const (*this).done) };
+            // SAFETY: see above; the reference to `done` is not used after
+            // the set, which may free it.
+            match unsafe { &(*this).done } {
+                Done::Worker(latch) => unsafe { Latch::set(latch as *const WorkerLatch<'s>) },
+                Done::Outside(latch) => unsafe { Latch::set(latch as *const LockLatch) },
+            }
         }
     }
 }
@@ -176,12 +181,27 @@ pub(crate) unsafe fn scope_of(job: &JobRef) -> *const () {
     unsafe { job.job_ptr().cast::<ScopeJobStart>().as_ref().scope }
 }
 
-/// A fresh scope, its body's count taken (C1), for `worker` to own.
-fn new_scope<'s>(worker: &'s WorkerThread) -> Scope<'s> {
+/// What a scope's owner waits on until its tasks have finished.
+enum Done<'s> {
+    /// The owner is a worker of the scope's pool: it runs the scope's own
+    /// tasks meanwhile, then parks on the latch (H7).
+    Worker(WorkerLatch<'s>),
+    /// The owner is no worker of the pool (`in_place_scope` elsewhere): it
+    /// blocks on the latch, with a spare standing in if it is a worker of
+    /// another pool (E4).
+    Outside(LockLatch),
+}
+
+/// A fresh scope of `registry`, its body's count taken (C1), for the
+/// current thread to own: its worker `worker`, or no worker of the pool.
+fn new_scope<'s>(registry: &'s Registry, worker: Option<&'s WorkerThread>) -> Scope<'s> {
     Scope {
-        registry: worker.registry(),
+        registry,
         pending: AtomicUsize::new(1),
-        done: WorkerLatch::new(worker.registry(), worker.index()),
+        done: match worker {
+            Some(worker) => Done::Worker(WorkerLatch::new(registry, worker.index())),
+            None => Done::Outside(LockLatch::new()),
+        },
         panic: Mutex::new(None),
         _invariant: PhantomData,
     }
@@ -189,8 +209,8 @@ fn new_scope<'s>(worker: &'s WorkerThread) -> Scope<'s> {
 
 /// Runs `op` as a scope on the current worker.
 pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&Scope<'s>) -> R) -> R {
-    let scope = new_scope(worker);
-    run_body(worker, &scope, &scope, op)
+    let scope = new_scope(worker.registry(), Some(worker));
+    run_body(&scope, &scope, op)
 }
 
 /// Runs `op` as a FIFO scope on the current worker.
@@ -199,15 +219,33 @@ pub(crate) fn scope_fifo_on_worker<'s, R>(
     op: impl FnOnce(&ScopeFifo<'s>) -> R,
 ) -> R {
     let scope = ScopeFifo {
-        base: new_scope(worker),
+        base: new_scope(worker.registry(), Some(worker)),
         fifos: FifoQueues::new(worker.registry().stealers.len()),
     };
-    run_body(worker, &scope, &scope.base, op)
+    run_body(&scope, &scope.base, op)
+}
+
+/// E4: runs `op` right here, on a thread that is no worker of `registry`'s
+/// pool, as a scope of that pool; its tasks go on the pool's injector, and
+/// this thread blocks until they have finished.
+pub(crate) fn scope_in_place<'s, R>(registry: &'s Registry, op: impl FnOnce(&Scope<'s>) -> R) -> R {
+    let scope = new_scope(registry, None);
+    run_body(&scope, &scope, op)
+}
+
+/// E4: [`scope_in_place`] for a FIFO scope: its tasks go on the pool's
+/// injector, which starts each submitter's jobs oldest first.
+pub(crate) fn scope_fifo_in_place<'s, R>(registry: &'s Registry, op: impl FnOnce(&ScopeFifo<'s>) -> R) -> R {
+    let scope = ScopeFifo {
+        base: new_scope(registry, None),
+        fifos: FifoQueues::new(registry.stealers.len()),
+    };
+    run_body(&scope, &scope.base, op)
 }
 
 /// Runs the body `op` of the scope `base` (which `outer` is, or holds),
 /// then waits for the scope's tasks; re-raises the first panic.
-fn run_body<'s, S, R>(worker: &'s WorkerThread, outer: &S, base: &Scope<'s>, op: impl FnOnce(&S) -> R) -> R {
+fn run_body<'s, S, R>(outer: &S, base: &Scope<'s>, op: impl FnOnce(&S) -> R) -> R {
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| op(outer)));
     // The body is not a task: its panic goes back to the caller, and is
     // no more counted in `Stats::panicked` than `join`'s or `install`'s.
@@ -221,7 +259,23 @@ fn run_body<'s, S, R>(worker: &'s WorkerThread, outer: &S, base: &Scope<'s>, op:
     // C2: the frame (and so the scope) stays until every task has
     // finished; meanwhile this thread runs only the scope's own tasks (H7),
     // its FIFO tasks' markers included (E1).
-    worker.wait_for_scope(&base.done.core, (base as *const Scope<'s>).cast());
+    match &base.done {
+        Done::Worker(latch) => {
+            // SAFETY: a worker's scope is owned by that worker, on this
+            // thread, whose thread-local is set.
+            let worker = unsafe { &*WorkerThread::current() };
+            worker.wait_for_scope(&latch.core, (base as *const Scope<'s>).cast());
+        }
+        Done::Outside(latch) => {
+            // E4: a worker of another pool blocks with a spare of its own
+            // pool standing in (W1), so that pool keeps its strength.
+            // SAFETY: the thread-local pointer is null or this thread's
+            // worker.
+            let blocked = unsafe { WorkerThread::current().as_ref() }.map(Blocked::enter);
+            latch.wait();
+            drop(blocked);
+        }
+    }
     let panic = base.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(payload) = panic {
         // The body's value, if it returned one, goes quietly: dropped
