@@ -310,7 +310,8 @@ impl ThreadPool {
     /// sleeps while a spare thread keeps the pool at full strength. So the
     /// order in which tasks start differs from rayon's where scopes nest:
     /// rayon's waiting inner scope runs an outer scope's task queued
-    /// beneath it (rayon-core's `mixed_lifo_order` test counts on that);
+    /// beneath it (rayon-core's `mixed_lifo_order` test counts on that, and
+    /// its FIFO variants, `mixed_fifo_order` and the like, too);
     /// here that task waits for the inner scope to end, or for another
     /// thread (H6 in `proofs/waits.md`).
     ///
