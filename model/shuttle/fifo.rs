@@ -1,7 +1,8 @@
 //! Shuttle tests of FIFO spawns and scopes (`proofs/fifo.md`, E1-E3),
 //! under random and PCT schedules.
 //!
-//! * `scope_fifo_two_workers`: 2 workers; a FIFO scope's body spawns FIFO
+//! * `scope_fifo_two_workers`: 2 workers (and it asserts that some
+//!   schedule had a FIFO task run on the other worker than the body's); a FIFO scope's body spawns FIFO
 //!   tasks, some of which spawn more, all borrowing the scope's counts from
 //!   the caller's stack; the other worker takes markers as a thief (and
 //!   shuttle's coin lets thieves in, N2). Every task runs exactly once, and
@@ -35,8 +36,14 @@ mod shuttle_run;
 use shuttle::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use shuttle::sync::Mutex;
 use shuttle_run::{run, Schedule};
+use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
 use std::sync::Arc;
 use stealpool::ThreadPool;
+
+/// Schedules of `scope_fifo_two_workers` in which a FIFO task ran on
+/// another worker than the body's: a thief took a marker. Counted outside
+/// the facade, asserted once the schedules are done.
+static STOLEN: StdAtomicUsize = StdAtomicUsize::new(0);
 
 /// Runs `test` under the random scheduler, then under PCT (depth 3), for
 /// `iterations` schedules each.
@@ -72,31 +79,48 @@ impl Runs {
     }
 }
 
-// 2000 random + 2000 PCT schedules.
+// 10000 random + 10000 PCT schedules; at least one schedule must have a
+// thief run a marker.
 #[test]
 fn scope_fifo_two_workers() {
-    check("scope_fifo_two_workers", 2_000, || {
+    check("scope_fifo_two_workers", 10_000, || {
         let pool = ThreadPool::new(2);
         let runs = Runs::new(5);
         let runs = &runs;
+        let elsewhere = AtomicUsize::new(0);
+        let elsewhere = &elsewhere;
         pool.scope_fifo(|s| {
+            let body = stealpool::current_thread_index();
+            let run = move |task: usize| {
+                runs.run(task);
+                if stealpool::current_thread_index() != body {
+                    elsewhere.fetch_add(1, SeqCst);
+                }
+            };
             s.spawn_fifo(move |s| {
-                runs.run(0);
-                s.spawn_fifo(move |_| runs.run(3));
-                s.spawn_fifo(move |_| runs.run(4));
+                run(0);
+                s.spawn_fifo(move |_| run(3));
+                s.spawn_fifo(move |_| run(4));
             });
-            s.spawn_fifo(move |_| runs.run(1));
-            s.spawn_fifo(move |_| runs.run(2));
+            s.spawn_fifo(move |_| run(1));
+            s.spawn_fifo(move |_| run(2));
         });
         // The scope returned: every task has run, once.
         runs.assert_each_ran_once();
+        if elsewhere.load(SeqCst) > 0 {
+            STOLEN.fetch_add(1, StdOrdering::Relaxed);
+        }
     });
+    assert!(
+        STOLEN.load(StdOrdering::Relaxed) > 0,
+        "no schedule had a thief run a FIFO task: the model explored no steal"
+    );
 }
 
-// 2000 random + 2000 PCT schedules.
+// 10000 random + 10000 PCT schedules.
 #[test]
 fn spawn_fifo_two_workers() {
-    check("spawn_fifo_two_workers", 2_000, || {
+    check("spawn_fifo_two_workers", 10_000, || {
         let pool = ThreadPool::new(2);
         let runs = Arc::new(Runs::new(4));
         let inner = runs.clone();
@@ -114,10 +138,10 @@ fn spawn_fifo_two_workers() {
     });
 }
 
-// 1000 random + 1000 PCT schedules.
+// 2000 random + 2000 PCT schedules.
 #[test]
 fn scope_fifo_one_worker_order() {
-    check("scope_fifo_one_worker_order", 1_000, || {
+    check("scope_fifo_one_worker_order", 2_000, || {
         let pool = ThreadPool::new(1);
         let order = Mutex::new(Vec::new());
         let order_ref = &order;
@@ -133,10 +157,10 @@ fn scope_fifo_one_worker_order() {
     });
 }
 
-// 1000 random + 1000 PCT schedules.
+// 2000 random + 2000 PCT schedules.
 #[test]
 fn fifo_scope_inside_waiting_scope() {
-    check("fifo_scope_inside_waiting_scope", 1_000, || {
+    check("fifo_scope_inside_waiting_scope", 2_000, || {
         let pool = ThreadPool::builder()
             .num_threads(1)
             .max_blocking_threads(0)

@@ -10,6 +10,7 @@
 //! as plain spawns do: the order rayon-core gives `spawn_fifo`.
 
 use crate::lockfree::{Injector, JobHeader, JobRef, Steal};
+use crate::sync::flags::bug;
 use crate::sync::{spin_loop, thread};
 use std::ptr::NonNull;
 
@@ -23,23 +24,31 @@ impl FifoQueues {
         FifoQueues((0..slots).map(|_| Injector::new()).collect())
     }
 
-    /// E1: queues `job` on slot `slot`'s queue and returns the marker that
-    /// runs the oldest job of that queue, for the caller to push on the
-    /// slot's own deque, after this. `scope` is the address of the scope
+    /// E1: queues `job` on slot `slot`'s queue, then hands `push_marker`
+    /// the marker that runs the oldest job of that queue, for the slot's
+    /// thread to push on its own deque. `scope` is the address of the scope
     /// whose tasks the queue holds (its marker is then a scope task of that
     /// scope, which H7 lets a waiting scope run), or null for the pool's
     /// queues.
     ///
     /// `job` is counted (as a task, or in its scope) by the caller, before.
-    pub(crate) fn push(&self, slot: usize, scope: *const (), job: JobRef) -> JobRef {
+    /// `--cfg stealpool_bug="fifo_marker_first"` pushes the marker first:
+    /// a thief that runs it in between finds the queue empty (E2).
+    pub(crate) fn push(&self, slot: usize, scope: *const (), job: JobRef, push_marker: impl FnOnce(JobRef)) {
         let queue = &self.0[slot];
-        queue.push(job);
         let marker = Marker::into_job_ref(scope, queue);
-        if scope.is_null() {
+        let marker = if scope.is_null() {
             marker
         } else {
             marker.into_scope_task()
+        };
+        if bug!("fifo_marker_first") {
+            push_marker(marker);
+            queue.push(job);
+            return;
         }
+        queue.push(job);
+        push_marker(marker);
     }
 }
 

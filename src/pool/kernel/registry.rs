@@ -287,7 +287,9 @@ impl Registry {
             worker.run_task(body);
         });
         match self.current_worker() {
-            Some(worker) => worker.push(self.fifo.push(worker.index(), std::ptr::null(), job)),
+            Some(worker) => self
+                .fifo
+                .push(worker.index(), std::ptr::null(), job, |marker| worker.push(marker)),
             None => self.push(job),
         }
     }

@@ -369,10 +369,9 @@ impl<'s> ScopeFifo<'s> {
         let job = ScopeJob::into_job_ref(base, move |_| f(unsafe { this.get() }));
         match base.registry.current_worker() {
             Some(worker) => {
-                let marker = self
-                    .fifos
-                    .push(worker.index(), (base as *const Scope<'s>).cast(), job);
-                worker.push(marker);
+                let scope = (base as *const Scope<'s>).cast();
+                self.fifos
+                    .push(worker.index(), scope, job, |marker| worker.push(marker));
             }
             None => base.registry.push(job),
         }
