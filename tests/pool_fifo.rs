@@ -95,7 +95,10 @@ fn fifo_and_plain_spawns_interleave_as_rayon_orders_them() {
         }
     });
     pool.wait_all();
-    assert_eq!(rx.iter().collect::<Vec<_>>(), ["F0", "L2", "F1", "L1", "F2", "L0"]);
+    assert_eq!(
+        rx.iter().collect::<Vec<_>>(),
+        ["F0", "L2", "F1", "L1", "F2", "L0"]
+    );
 }
 
 #[test]

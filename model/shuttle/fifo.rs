@@ -50,7 +50,9 @@ static STOLEN: StdAtomicUsize = StdAtomicUsize::new(0);
 fn check(name: &str, iterations: usize, test: impl Fn() + Send + Sync + 'static) {
     let test = Arc::new(test);
     let random = test.clone();
-    run("shuttle_fifo", name, Schedule::Random { iterations }, move || random());
+    run("shuttle_fifo", name, Schedule::Random { iterations }, move || {
+        random()
+    });
     run(
         "shuttle_fifo",
         name,
@@ -74,7 +76,12 @@ impl Runs {
 
     fn assert_each_ran_once(&self) {
         for (task, runs) in self.0.iter().enumerate() {
-            assert_eq!(runs.load(SeqCst), 1, "task {task} ran {} times", runs.load(SeqCst));
+            assert_eq!(
+                runs.load(SeqCst),
+                1,
+                "task {task} ran {} times",
+                runs.load(SeqCst)
+            );
         }
     }
 }

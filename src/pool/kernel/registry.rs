@@ -2,8 +2,8 @@
 //! sleep protocol, the task count for `wait_all` (`task_count.rs`),
 //! statistics.
 
-use super::job::drop_payload;
 use super::fifo::FifoQueues;
+use super::job::drop_payload;
 use super::job::HeapJob;
 use super::ordering::{RELAXED, SLOT_MARK_RMW, TERMINATE_STORE};
 use super::sleep::Sleep;
@@ -287,9 +287,9 @@ impl Registry {
             worker.run_task(body);
         });
         match self.current_worker() {
-            Some(worker) => self
-                .fifo
-                .push(worker.index(), std::ptr::null(), job, |marker| worker.push(marker)),
+            Some(worker) => self.fifo.push(worker.index(), std::ptr::null(), job, |marker| {
+                worker.push(marker)
+            }),
             None => self.push(job),
         }
     }
