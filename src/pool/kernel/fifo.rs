@@ -11,17 +11,42 @@
 
 use crate::lockfree::{Injector, JobHeader, JobRef, Steal};
 use crate::sync::flags::bug;
-use crate::sync::{spin_loop, thread};
+use crate::sync::{spin_loop, thread, UnsafeCell};
 use std::ptr::NonNull;
 
 /// One FIFO queue per slot of a pool (workers and spare slots alike): the
 /// crate's own verified injector (Q1-Q9), which any thread may steal from.
-pub(crate) struct FifoQueues(Box<[Injector<JobRef>]>);
+/// Each is built on the slot's first FIFO spawn (E5): a pool, or a FIFO
+/// scope, whose threads spawn from two slots pays for two queues, not one
+/// per slot.
+pub(crate) struct FifoQueues(Box<[UnsafeCell<Option<Box<Injector<JobRef>>>>]>);
+
+// SAFETY: E5: slot `k`'s cell is read and written only by the thread that
+// owns slot `k`, and successive owners of a slot are ordered by its
+// hand-over (W3); other threads reach a queue only through a marker's
+// pointer, to the injector inside the box, which is `Sync`.
+unsafe impl Sync for FifoQueues {}
+// SAFETY: as above; the queues hold `JobRef`s, which are `Send`.
+unsafe impl Send for FifoQueues {}
 
 impl FifoQueues {
-    /// Empty queues, one for each of `slots` slots.
+    /// No queue yet, room for one for each of `slots` slots.
     pub(crate) fn new(slots: usize) -> Self {
-        FifoQueues((0..slots).map(|_| Injector::new()).collect())
+        FifoQueues((0..slots).map(|_| UnsafeCell::new(None)).collect())
+    }
+
+    /// E5: slot `slot`'s queue, built on first use. Called only by the
+    /// thread that owns the slot. The box stays where it is until the
+    /// `FifoQueues` is dropped, so the pointer outlives this borrow (E3).
+    fn queue(&self, slot: usize) -> &Injector<JobRef> {
+        // SAFETY: E5: only this slot's owner touches the cell, and its
+        // previous owners' accesses happen before (W3); the reference to
+        // the injector points into a box that is never replaced nor freed
+        // before `self` is.
+        self.0[slot].with_mut(|cell| unsafe {
+            let queue: *const Injector<JobRef> = &**(*cell).get_or_insert_with(|| Box::new(Injector::new()));
+            &*queue
+        })
     }
 
     /// E1: queues `job` on slot `slot`'s queue, then hands `push_marker`
@@ -35,7 +60,7 @@ impl FifoQueues {
     /// `--cfg stealpool_bug="fifo_marker_first"` pushes the marker first:
     /// a thief that runs it in between finds the queue empty (E2).
     pub(crate) fn push(&self, slot: usize, scope: *const (), job: JobRef, push_marker: impl FnOnce(JobRef)) {
-        let queue = &self.0[slot];
+        let queue = self.queue(slot);
         let marker = Marker::into_job_ref(scope, queue);
         let marker = if scope.is_null() {
             marker
