@@ -19,7 +19,11 @@ use std::ptr::NonNull;
 /// Each is built on the slot's first FIFO spawn (E5): a pool, or a FIFO
 /// scope, whose threads spawn from two slots pays for two queues, not one
 /// per slot.
-pub(crate) struct FifoQueues(Box<[UnsafeCell<Option<Box<Injector<JobRef>>>>]>);
+pub(crate) struct FifoQueues(Box<[UnsafeCell<Option<Queue>>]>);
+
+/// A slot's FIFO queue, boxed so that it stays put while markers point
+/// to it.
+type Queue = Box<Injector<JobRef>>;
 
 // SAFETY: E5: slot `k`'s cell is read and written only by the thread that
 // owns slot `k`, and successive owners of a slot are ordered by its
