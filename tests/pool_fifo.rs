@@ -323,3 +323,35 @@ fn in_place_scope_from_a_worker_of_another_pool_keeps_that_pool_going() {
     });
     assert_eq!(value, 9);
 }
+
+#[test]
+fn a_spare_standing_in_spawns_in_fifo_order_from_its_own_slot() {
+    // The one worker blocks until every FIFO task has run; a spare stands
+    // in, takes the task that spawns them, and queues them on its own
+    // slot's FIFO queue (E5): they run, oldest first among themselves.
+    let pool = Arc::new(ThreadPool::new(1));
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let (order_tx, order_rx) = mpsc::channel();
+    let inner = pool.clone();
+    pool.spawn(move || {
+        inner.spawn(move || {
+            for i in 0..6 {
+                let (order, done) = (order_tx.clone(), done_tx.clone());
+                stealpool::spawn_fifo(move || {
+                    order.send(i).unwrap();
+                    if i == 5 {
+                        done.send(()).unwrap();
+                    }
+                });
+            }
+        });
+        stealpool::block_in_place(|| done_rx.recv().unwrap());
+    });
+    pool.wait_all();
+    let order: Vec<i32> = order_rx.iter().collect();
+    assert_eq!(order, [0, 1, 2, 3, 4, 5]);
+    let stats = pool.stats();
+    // The FIFO tasks ran on a spare: the worker was blocked meanwhile.
+    assert!(stats.spare_threads_started >= 1);
+    assert!(stats.spares.tasks_executed >= 6, "{stats:?}");
+}
