@@ -368,17 +368,22 @@ fn stolen_fifo_marker_borrows_mutably() {
     pool.install(|| {
         for _ in 0..2 {
             let mut a = 0u32;
+            let mut b = 0u32;
             let started = AtomicBool::new(false);
             pool.scope_fifo(|s| {
                 let a = &mut a;
                 let started = &started;
+                let b_ref = &mut b;
                 s.spawn_fifo(move |_| {
                     started.store(true, SeqCst);
                     *a += 1;
                 });
+                // A second push on the same queue while the first marker
+                // holds a pointer to it (E5).
+                s.spawn_fifo(move |_| *b_ref += 1);
                 spin_until(started);
             });
-            assert_eq!(a, 1);
+            assert_eq!((a, b), (1, 1));
         }
     });
 }

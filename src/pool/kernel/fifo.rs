@@ -19,16 +19,16 @@ use std::ptr::NonNull;
 /// Each is built on the slot's first FIFO spawn (E5): a pool, or a FIFO
 /// scope, whose threads spawn from two slots pays for two queues, not one
 /// per slot.
-pub(crate) struct FifoQueues(Box<[UnsafeCell<Option<Queue>>]>);
-
-/// A slot's FIFO queue, boxed so that it stays put while markers point
-/// to it.
-type Queue = Box<Injector<JobRef>>;
+///
+/// A cell holds its queue as a raw pointer from `Box::into_raw`, null until
+/// built, freed by `Drop`: markers keep pointers to the queue, and a `Box`
+/// reborrowed at each later push would claim it unique under them.
+pub(crate) struct FifoQueues(Box<[UnsafeCell<*mut Injector<JobRef>>]>);
 
 // SAFETY: E5: slot `k`'s cell is read and written only by the thread that
 // owns slot `k`, and successive owners of a slot are ordered by its
 // hand-over (W3); other threads reach a queue only through a marker's
-// pointer, to the injector inside the box, which is `Sync`.
+// pointer, to the injector, which is `Sync`.
 unsafe impl Sync for FifoQueues {}
 // SAFETY: as above; the queues hold `JobRef`s, which are `Send`.
 unsafe impl Send for FifoQueues {}
@@ -36,21 +36,27 @@ unsafe impl Send for FifoQueues {}
 impl FifoQueues {
     /// No queue yet, room for one for each of `slots` slots.
     pub(crate) fn new(slots: usize) -> Self {
-        FifoQueues((0..slots).map(|_| UnsafeCell::new(None)).collect())
+        FifoQueues(
+            (0..slots)
+                .map(|_| UnsafeCell::new(std::ptr::null_mut()))
+                .collect(),
+        )
     }
 
     /// E5: slot `slot`'s queue, built on first use. Called only by the
-    /// thread that owns the slot. The box stays where it is until the
-    /// `FifoQueues` is dropped, so the pointer outlives this borrow (E3).
+    /// thread that owns the slot. The queue stays where it is until the
+    /// `FifoQueues` is dropped, so the reference outlives this borrow (E3).
     fn queue(&self, slot: usize) -> &Injector<JobRef> {
         // SAFETY: E5: only this slot's owner touches the cell, and its
-        // previous owners' accesses happen before (W3); the reference to
-        // the injector points into a box that is never replaced nor freed
-        // before `self` is.
-        self.0[slot].with_mut(|cell| unsafe {
-            let queue: *const Injector<JobRef> = &**(*cell).get_or_insert_with(|| Box::new(Injector::new()));
-            &*queue
-        })
+        // previous owners' accesses happen before (W3).
+        let queue = self.0[slot].with_mut(|cell| unsafe {
+            if (*cell).is_null() {
+                *cell = Box::into_raw(Box::new(Injector::new()));
+            }
+            *cell
+        });
+        // SAFETY: built above or before, freed only by `drop`.
+        unsafe { &*queue }
     }
 
     /// E1: queues `job` on slot `slot`'s queue, then hands `push_marker`
@@ -78,6 +84,20 @@ impl FifoQueues {
         }
         queue.push(job);
         push_marker(marker);
+    }
+}
+
+impl Drop for FifoQueues {
+    fn drop(&mut self) {
+        for cell in self.0.iter() {
+            // SAFETY: E3: dropped after every marker's steal; each pointer
+            // came from `Box::into_raw`, once, and is freed here once.
+            cell.with_mut(|queue| unsafe {
+                if !(*queue).is_null() {
+                    drop(Box::from_raw(*queue));
+                }
+            });
+        }
     }
 }
 
