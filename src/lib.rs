@@ -46,7 +46,7 @@ pub use pool::api::block_in_place::block_in_place;
 pub use pool::api::builder::{BuildError, Builder};
 pub use pool::api::handle::JoinHandle;
 pub use pool::api::thread_pool::{current_thread_index, ThreadPool};
-pub use pool::kernel::scope::Scope;
+pub use pool::kernel::scope::{Scope, ScopeFifo};
 pub use pool::kernel::stats::{Stats, WorkerStats};
 pub use pool::placement::topology::{Topology, TopologyError};
 pub use pool::queues::priority::Priority;
@@ -55,7 +55,10 @@ pub use pool::queues::priority::Priority;
 pub use pool::api::current::{
     current_thread_has_pending_tasks, max_num_threads, yield_local, yield_now, Yield,
 };
-pub use pool::api::global::{current_num_threads, join, join_context, scope, spawn, FnContext};
+pub use pool::api::global::{
+    current_num_threads, in_place_scope, in_place_scope_fifo, join, join_context, scope, scope_fifo, spawn,
+    spawn_fifo, FnContext,
+};
 
 /// rayon-core's name for [`Builder`]: code written for rayon builds its
 /// pools unchanged.

@@ -358,3 +358,52 @@ fn join_runs_b_after_a_panicked() {
         assert_eq!(ran, [1]);
     }
 }
+
+/// A FIFO scope's marker stolen while the owner spins: the thief takes the
+/// task from the scope's queue (E1, E2) and mutably borrows the owner's
+/// local; the owner frees the scope's queues once the scope ends (E3).
+#[test]
+fn stolen_fifo_marker_borrows_mutably() {
+    let pool = ThreadPool::new(2);
+    pool.install(|| {
+        for _ in 0..2 {
+            let mut a = 0u32;
+            let mut b = 0u32;
+            let started = AtomicBool::new(false);
+            pool.scope_fifo(|s| {
+                let a = &mut a;
+                let started = &started;
+                let b_ref = &mut b;
+                s.spawn_fifo(move |_| {
+                    started.store(true, SeqCst);
+                    *a += 1;
+                });
+                // A second push on the same queue while the first marker
+                // holds a pointer to it (E5).
+                s.spawn_fifo(move |_| *b_ref += 1);
+                spin_until(started);
+            });
+            assert_eq!((a, b), (1, 1));
+        }
+    });
+}
+
+/// A scope owned by a thread outside the pool (E4): its body runs here,
+/// its tasks on the workers, and the owner's frame (with the scope's
+/// `LockLatch`) goes as soon as the last task sets it.
+#[test]
+fn in_place_scope_from_outside_borrows() {
+    let pool = ThreadPool::new(2);
+    for _ in 0..2 {
+        let mut parts = [0u32; 2];
+        let (left, right) = parts.split_at_mut(1);
+        pool.in_place_scope(|s| {
+            s.spawn(|_| left[0] += 1);
+            s.spawn(|_| right[0] += 2);
+        });
+        assert_eq!(parts, [1, 2]);
+        let mut b = 0u32;
+        pool.in_place_scope_fifo(|s| s.spawn_fifo(|_| b += 1));
+        assert_eq!(b, 1);
+    }
+}

@@ -289,6 +289,31 @@ fn scope_latch_vs_sleep() {
     );
 }
 
+// Preemption bound 2, floor 1 (FULLOBS executions observed).
+//
+// A FIFO scope's task behind its marker (E1-E3): the scope's worker pushes
+// the task on its slot's FIFO queue, then the marker on its deque; the
+// other worker may steal the marker and must then find the task in the
+// queue (E1: the deque's publication orders the queue's push before the
+// thief's steal; E2: the queue is never empty for a marker, else the
+// marker panics and the process aborts), or the scope's worker runs its
+// own marker while it waits (H7). The task writes a slot on the caller's
+// stack, read after `scope_fifo` returns (C1); the scope's queues are
+// freed only after the marker's steal is done (E3).
+// `--cfg stealpool_bug="fifo_marker_first"` (the marker pushed before the
+// task) aborts at the quick bounds: a thief runs the marker in between.
+#[test]
+fn fifo_marker_vs_thief() {
+    explore_bounds("fifo_marker_vs_thief", (2, 50_000), (1, 1700), || {
+        let pool = ThreadPool::new(2);
+        let slot = Slot::new();
+        let slot_ref = &slot;
+        pool.scope_fifo(|s| s.spawn_fifo(move |_| slot_ref.bump()));
+        assert_eq!(slot.get(), 1, "the FIFO task ran twice or never");
+        drop(pool);
+    });
+}
+
 // Preemption bound 2, floor 45000 (91409 executions observed).
 //
 // A handle joined on a worker (H3, H4): a task on a worker submits a

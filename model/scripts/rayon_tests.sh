@@ -62,49 +62,29 @@ CUTS=$(
 # rayon-core's unit tests (src/*/test.rs)
 core:src/broadcast/test.rs * missing broadcast,spawn_broadcast: a job on every worker at once
 core:src/join/test.rs panic_b_still_executes internals unwind: rayon-core's private unwind module (the pinned step runs stealpool's own version)
-core:src/scope/test.rs use:scope_fifo missing scope_fifo: FIFO scopes
-core:src/scope/test.rs use:ScopeFifo missing ScopeFifo: FIFO scopes
 core:src/scope/test.rs use:unwind internals unwind: rayon-core's private unwind module
 core:src/scope/test.rs scope_spawn_broadcast missing spawn_broadcast:
 core:src/scope/test.rs scope_spawn_broadcast_barrier missing spawn_broadcast,in_place_scope:
 core:src/scope/test.rs scope_spawn_broadcast_nested missing spawn_broadcast:
 core:src/scope/test.rs scope_spawn_broadcast_panic_many missing spawn_broadcast: and rayon-core's private unwind module
 core:src/scope/test.rs scope_spawn_broadcast_panic_one missing spawn_broadcast: and rayon-core's private unwind module
-core:src/scope/test.rs fifo_order missing scope_fifo:
-core:src/scope/test.rs mixed_fifo_lifo_order missing scope_fifo:
-core:src/scope/test.rs mixed_fifo_order missing scope_fifo:
-core:src/scope/test.rs mixed_lifetime_scope_fifo missing scope_fifo,ScopeFifo:
-core:src/scope/test.rs mixed_lifo_fifo_order missing scope_fifo:
-core:src/scope/test.rs nested_fifo_lifo_order missing scope_fifo:
-core:src/scope/test.rs nested_fifo_order missing scope_fifo:
-core:src/scope/test.rs nested_lifo_fifo_order missing scope_fifo:
 core:src/scope/test.rs panic_propagate_still_execute_1 internals unwind: rayon-core's private unwind module
 core:src/scope/test.rs panic_propagate_still_execute_2 internals unwind: rayon-core's private unwind module
 core:src/scope/test.rs panic_propagate_still_execute_3 internals unwind: rayon-core's private unwind module
 core:src/scope/test.rs panic_propagate_still_execute_4 internals unwind: rayon-core's private unwind module
 core:src/scope/test.rs scope_fifo_spawn_broadcast missing scope_fifo,spawn_broadcast:
-core:src/scope/test.rs static_scope_fifo missing scope_fifo,ScopeFifo:
 core:src/scope/test.rs mixed_lifo_order differs: a waiting scope runs only its own tasks, so an outer scope's task queued beneath it starts later than in rayon (proofs/waits.md, "What is left"; ThreadPool::scope's docs)
-core:src/spawn/test.rs use:spawn_fifo missing spawn_fifo: FIFO spawns
-core:src/spawn/test.rs fifo_lifo_order missing spawn_fifo:
-core:src/spawn/test.rs fifo_order missing spawn_fifo:
-core:src/spawn/test.rs lifo_fifo_order missing spawn_fifo:
-core:src/spawn/test.rs mixed_fifo_lifo_order missing spawn_fifo:
-core:src/spawn/test.rs mixed_lifo_fifo_order missing spawn_fifo:
+core:src/scope/test.rs mixed_fifo_order differs: as mixed_lifo_order, with FIFO scopes: the waiting inner scope runs only its own tasks (its own markers included, proofs/fifo.md E1), so the outer scope's tasks queued beneath it start after the inner scope ends (proofs/waits.md, "What is left")
+core:src/scope/test.rs mixed_lifo_fifo_order differs: as mixed_fifo_order, a LIFO outer scope around a FIFO inner one
+core:src/scope/test.rs mixed_fifo_lifo_order differs: as mixed_fifo_order, a FIFO outer scope around a LIFO inner one
 core:src/spawn/test.rs termination_while_things_are_executing differs: dropping a pool runs its queued tasks and joins its threads (ThreadPool's docs), where rayon's drop returns at once; the test unblocks its task only after the drop
 core:src/test.rs cleared_current_thread missing spawn_handler:
 core:src/test.rs configuration missing Configuration: rayon-core's deprecated builder
 core:src/test.rs exit_callback_called differs: dropping a pool joins its threads (ThreadPool's docs), where rayon's drop returns at once; the exit handlers wait for the test's thread, which is still in the drop
 core:src/test.rs handler_panics_handled_correctly differs: dropping a pool joins its threads (ThreadPool's docs), where rayon's drop returns at once; the exit handlers' panic handler waits for the test's thread, which is still in the drop
 core:src/test.rs start_callback_called differs: dropping a pool joins its threads (ThreadPool's docs), where rayon's drop returns at once; the pool is dropped at once (`let _ =`) while its start handlers wait for the test's thread
-core:src/thread_pool/test.rs use:ScopeFifo missing ScopeFifo: FIFO scopes
 core:src/thread_pool/test.rs check_thread_pool_new missing Configuration: rayon-core's deprecated builder
-core:src/thread_pool/test.rs in_place_scope_fifo_no_deadlock missing in_place_scope_fifo:
-core:src/thread_pool/test.rs in_place_scope_no_deadlock missing in_place_scope:
-core:src/thread_pool/test.rs nested_fifo_scopes missing scope_fifo,spawn_fifo:
 core:src/thread_pool/test.rs panic_thread_name internals unwind: rayon-core's private unwind module
-core:src/thread_pool/test.rs scope_fifo_order missing scope_fifo:
-core:src/thread_pool/test.rs spawn_fifo_order missing spawn_fifo:
 core:src/thread_pool/test.rs sleeper_stop internals registry: reads the pool's private registry
 core:src/thread_pool/test.rs workers_stop internals registry: reads the pool's private registry
 core:src/thread_pool/test.rs yield_local_to_spawn internals registry: rayon-core's private registry
@@ -549,12 +529,12 @@ $(unit_mod core:src/join/test.rs)
 }
 
 pub mod scope {
-    pub use stealpool::{scope, Scope};
+    pub use stealpool::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
 $(unit_mod core:src/scope/test.rs)
 }
 
 pub mod spawn {
-    pub use stealpool::spawn;
+    pub use stealpool::{spawn, spawn_fifo};
 $(unit_mod core:src/spawn/test.rs)
 }
 

@@ -163,6 +163,10 @@ macro_rules! bug {
     ("join_wait_runs_any") => {
         cfg!(stealpool_bug = "join_wait_runs_any")
     };
+    // pool/kernel/fifo.rs
+    ("fifo_marker_first") => {
+        cfg!(stealpool_bug = "fifo_marker_first")
+    };
     // pool/queues/injector.rs
     ("nodes_unchecked") => {
         cfg!(stealpool_bug = "nodes_unchecked")

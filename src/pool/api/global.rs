@@ -19,8 +19,8 @@ use super::builder::{BuildError, Builder};
 use super::thread_pool::extend_worker;
 use crate::pool::api::thread_pool::ThreadPool;
 use crate::pool::kernel::join as fork;
-use crate::pool::kernel::scope::scope_on_worker;
 use crate::pool::kernel::scope::Scope;
+use crate::pool::kernel::scope::{scope_fifo_on_worker, scope_on_worker, ScopeFifo};
 use crate::pool::kernel::worker::WorkerThread;
 use crate::pool::queues::priority::Priority;
 use std::ffi::OsString;
@@ -305,6 +305,112 @@ pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
     match current_worker() {
         Some(worker) => worker.registry().spawn_task(Priority::Normal, f),
         None => with_global(|pool| pool.spawn(f)),
+    }
+}
+
+/// Runs `f` on the current pool (the worker's, or the global pool as for
+/// [`join`]) without waiting for it, in FIFO order:
+/// [`ThreadPool::spawn_fifo`]. From a worker, the tasks it spawns this way
+/// start oldest first among themselves.
+///
+/// ```
+/// use std::sync::mpsc;
+///
+/// let (tx, rx) = mpsc::channel();
+/// for i in 0..4u64 {
+///     let tx = tx.clone();
+///     stealpool::spawn_fifo(move || tx.send(i * i).unwrap());
+/// }
+/// drop(tx);
+/// let mut squares: Vec<u64> = rx.iter().collect();
+/// squares.sort_unstable();
+/// assert_eq!(squares, [0, 1, 4, 9]);
+/// ```
+pub fn spawn_fifo<F: FnOnce() + Send + 'static>(f: F) {
+    match current_worker() {
+        Some(worker) => worker.registry().spawn_fifo_task(f),
+        None => with_global(|pool| pool.spawn_fifo(f)),
+    }
+}
+
+/// Creates a [`ScopeFifo`] on the current pool (the worker's, or the
+/// global pool as for [`join`]): [`ThreadPool::scope_fifo`].
+///
+/// # Panics
+///
+/// If `op` or a task of the scope panics, once all have finished; and as
+/// [`join`] when the global pool cannot be built.
+///
+/// ```
+/// let mut sums = [0u64; 3];
+/// stealpool::scope_fifo(|s| {
+///     for (i, sum) in sums.iter_mut().enumerate() {
+///         s.spawn_fifo(move |_| *sum = i as u64 * 10);
+///     }
+/// });
+/// assert_eq!(sums, [0, 10, 20]);
+/// ```
+pub fn scope_fifo<'s, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'s>) -> R + Send,
+    R: Send,
+{
+    match current_worker() {
+        // The scope waits for all its tasks before returning (C2).
+        Some(worker) => scope_fifo_on_worker(extend_worker(worker), op),
+        None => with_global(|pool| pool.scope_fifo(op)),
+    }
+}
+
+/// [`scope`] with `op` run right where it is called (rayon-core's
+/// `in_place_scope`): on a worker of any pool, a scope of that pool;
+/// elsewhere, a scope of the global pool (as for [`join`]) whose tasks go
+/// on its injector while the caller runs `op`, then blocks until they have
+/// finished ([`ThreadPool::in_place_scope`]). Neither `op` nor its result
+/// need be `Send`.
+///
+/// ```
+/// use std::cell::Cell;
+///
+/// let seen = Cell::new(0); // not `Sync`: only `op` touches it
+/// let mut total = 0u64;
+/// stealpool::in_place_scope(|s| {
+///     s.spawn(|_| total = (1..=10).sum());
+///     seen.set(1);
+/// });
+/// assert_eq!((seen.get(), total), (1, 55));
+/// ```
+pub fn in_place_scope<'s, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'s>) -> R,
+{
+    match current_worker() {
+        // The scope waits for all its tasks before returning (C2).
+        Some(worker) => scope_on_worker(extend_worker(worker), op),
+        None => with_global(|pool| pool.in_place_scope(op)),
+    }
+}
+
+/// [`scope_fifo`] with `op` run right where it is called, as
+/// [`in_place_scope`] does.
+///
+/// ```
+/// use std::sync::Mutex;
+///
+/// let order = Mutex::new(Vec::new());
+/// stealpool::in_place_scope_fifo(|s| {
+///     s.spawn_fifo(|_| order.lock().unwrap().push('a'));
+/// });
+/// assert_eq!(order.into_inner().unwrap(), ['a']);
+/// ```
+pub fn in_place_scope_fifo<'s, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'s>) -> R,
+{
+    match current_worker() {
+        // The scope waits for all its tasks before returning (C2).
+        Some(worker) => scope_fifo_on_worker(extend_worker(worker), op),
+        None => with_global(|pool| pool.in_place_scope_fifo(op)),
     }
 }
 

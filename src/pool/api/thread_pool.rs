@@ -8,7 +8,7 @@ use crate::pool::api::handle::continuation;
 use crate::pool::kernel::join;
 use crate::pool::kernel::registry::Registry;
 use crate::pool::kernel::scope;
-use crate::pool::kernel::scope::Scope;
+use crate::pool::kernel::scope::{Scope, ScopeFifo};
 use crate::pool::kernel::stats::Stats;
 use crate::pool::kernel::worker::WorkerThread;
 use crate::pool::queues::priority::Priority;
@@ -310,7 +310,8 @@ impl ThreadPool {
     /// sleeps while a spare thread keeps the pool at full strength. So the
     /// order in which tasks start differs from rayon's where scopes nest:
     /// rayon's waiting inner scope runs an outer scope's task queued
-    /// beneath it (rayon-core's `mixed_lifo_order` test counts on that);
+    /// beneath it (rayon-core's `mixed_lifo_order` test counts on that, and
+    /// its FIFO variants, `mixed_fifo_order` and the like, too);
     /// here that task waits for the inner scope to end, or for another
     /// thread (H6 in `proofs/waits.md`).
     ///
@@ -335,6 +336,129 @@ impl ThreadPool {
             // before returning, so `'s` borrows outlive them (C2).
             Some(worker) => scope::scope_on_worker(extend_worker(worker), op),
             None => self.install(|| self.scope(op)),
+        }
+    }
+
+    /// Runs `f` on the pool without waiting for it, in FIFO order: from one
+    /// of the pool's workers, the tasks it spawns this way start oldest
+    /// first among themselves, where [`spawn`](ThreadPool::spawn)'s start
+    /// newest first (rayon-core's `spawn_fifo`). Each waits behind a small
+    /// marker on the worker's deque, so FIFO and plain spawns interleave as
+    /// in rayon: whoever takes a marker runs the oldest FIFO task of the
+    /// worker that pushed it (E1 in `proofs/fifo.md`). From any other
+    /// thread, `f` goes on the pool's injector, as `spawn`'s does.
+    ///
+    /// A panic in `f` goes to the panic handler, as `spawn`'s.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let (tx, rx) = mpsc::channel();
+    /// let inner = tx.clone();
+    /// pool.spawn(move || {
+    ///     // On the one worker: these start in the order spawned.
+    ///     for i in 0..4 {
+    ///         let tx = inner.clone();
+    ///         stealpool::spawn_fifo(move || tx.send(i).unwrap());
+    ///     }
+    /// });
+    /// drop(tx);
+    /// pool.wait_all();
+    /// assert_eq!(rx.iter().collect::<Vec<_>>(), [0, 1, 2, 3]);
+    /// ```
+    pub fn spawn_fifo<F: FnOnce() + Send + 'static>(&self, f: F) {
+        self.registry.spawn_fifo_task(f);
+    }
+
+    /// Creates a [`ScopeFifo`], whose tasks may borrow from the caller's
+    /// stack and start in FIFO order among those one thread spawns; returns
+    /// once `op` and every task spawned in the scope have finished. Waits
+    /// as [`scope`](ThreadPool::scope) does.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    ///
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let order = Mutex::new(Vec::new());
+    /// pool.scope_fifo(|s| {
+    ///     for i in 0..3 {
+    ///         let order = &order;
+    ///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+    ///     }
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2]);
+    /// ```
+    pub fn scope_fifo<'s, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'s>) -> R + Send,
+        R: Send,
+    {
+        match self.registry.current_worker() {
+            // As `scope`: the scope waits for all its tasks (C2).
+            Some(worker) => scope::scope_fifo_on_worker(extend_worker(worker), op),
+            None => self.install(|| self.scope_fifo(op)),
+        }
+    }
+
+    /// [`scope`](ThreadPool::scope) with `op` run right where it is called,
+    /// on any thread (rayon-core's `in_place_scope`): neither `op` nor its
+    /// result need be `Send`.
+    ///
+    /// On a worker of this pool it is `scope`. On any other thread the
+    /// scope's tasks go on the pool's injector, and once `op` has returned
+    /// the caller blocks until they have finished; a worker of another pool
+    /// blocks with a spare of its own pool standing in, as in
+    /// [`block_in_place`](crate::block_in_place) (E4 in `proofs/fifo.md`).
+    ///
+    /// ```
+    /// use std::rc::Rc;
+    ///
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let here = Rc::new(5); // not `Send`: stays on this thread
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let doubled = pool.in_place_scope(|s| {
+    ///     // The pool's only worker runs this while `op` waits for it.
+    ///     s.spawn(move |_| tx.send(21).unwrap());
+    ///     rx.recv().unwrap() * 2 + *here - 5
+    /// });
+    /// assert_eq!(doubled, 42);
+    /// ```
+    pub fn in_place_scope<'s, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'s>) -> R,
+    {
+        match self.registry.current_worker() {
+            // As `scope`: the scope waits for all its tasks (C2).
+            Some(worker) => scope::scope_on_worker(extend_worker(worker), op),
+            None => scope::scope_in_place(extend_registry(&self.registry), op),
+        }
+    }
+
+    /// [`scope_fifo`](ThreadPool::scope_fifo) with `op` run right where it
+    /// is called, on any thread, as [`in_place_scope`](ThreadPool::in_place_scope)
+    /// does. From a thread that is no worker of this pool, the tasks go on
+    /// its injector, which starts them oldest first.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    ///
+    /// let pool = stealpool::ThreadPool::new(1);
+    /// let order = Mutex::new(Vec::new());
+    /// pool.in_place_scope_fifo(|s| {
+    ///     s.spawn_fifo(|_| order.lock().unwrap().push(1));
+    ///     s.spawn_fifo(|_| order.lock().unwrap().push(2));
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [1, 2]);
+    /// ```
+    pub fn in_place_scope_fifo<'s, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'s>) -> R,
+    {
+        match self.registry.current_worker() {
+            // As `scope_fifo`: the scope waits for all its tasks (C2).
+            Some(worker) => scope::scope_fifo_on_worker(extend_worker(worker), op),
+            None => scope::scope_fifo_in_place(extend_registry(&self.registry), op),
         }
     }
 
@@ -555,6 +679,15 @@ impl ThreadPool {
 pub(in crate::pool) fn extend_worker<'s>(worker: &WorkerThread) -> &'s WorkerThread {
     // SAFETY: see above; the pointer is the thread's own `WorkerThread`.
     unsafe { &*(worker as *const WorkerThread) }
+}
+
+/// Widens a borrow of a pool's registry to a scope's lifetime, for a scope
+/// owned by a thread outside the pool (E4): the scope is a local of a call
+/// that borrows the pool, and waits for all its tasks before returning, so
+/// no use of the reference outlives the borrow.
+pub(in crate::pool) fn extend_registry<'s>(registry: &Registry) -> &'s Registry {
+    // SAFETY: see above.
+    unsafe { &*(registry as *const Registry) }
 }
 
 impl Drop for ThreadPool {

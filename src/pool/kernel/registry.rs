@@ -2,6 +2,7 @@
 //! sleep protocol, the task count for `wait_all` (`task_count.rs`),
 //! statistics.
 
+use super::fifo::FifoQueues;
 use super::job::drop_payload;
 use super::job::HeapJob;
 use super::ordering::{RELAXED, SLOT_MARK_RMW, TERMINATE_STORE};
@@ -41,6 +42,9 @@ pub(crate) struct Registry {
     pub(crate) injector: SubmitQueues,
     /// The queues of the levels other than `Normal` (V2).
     pub(crate) priority: PriorityQueues,
+    /// E1: per slot, the jobs of `spawn_fifo`, each behind a marker on
+    /// that slot's deque.
+    pub(crate) fifo: FifoQueues,
     pub(crate) sleep: Sleep,
     /// Set once by shutdown; workers exit when it is set and no work is left.
     terminating: AtomicBool,
@@ -93,6 +97,7 @@ impl Registry {
             // One node until the builder places the workers (Q10).
             injector: SubmitQueues::new(),
             priority: PriorityQueues::new(level_stealers),
+            fifo: FifoQueues::new(slots),
             sleep: Sleep::new(slots, workers),
             terminating: AtomicBool::new(false),
             tasks: TaskCount::new(),
@@ -269,6 +274,24 @@ impl Registry {
             }
         }
         self.push_task(priority, job);
+    }
+
+    /// Queues a task in FIFO order (`spawn_fifo`): from one of this pool's
+    /// workers, on its slot's FIFO queue behind a marker pushed on its
+    /// deque (E1); from any other thread, on the injector, as `spawn`.
+    pub(crate) fn spawn_fifo_task(&self, body: impl FnOnce() + Send) {
+        self.count_task();
+        let job = HeapJob::into_job_ref(move || {
+            // SAFETY: tasks only run on workers, whose thread-local is set.
+            let worker = unsafe { &*WorkerThread::current() };
+            worker.run_task(body);
+        });
+        match self.current_worker() {
+            Some(worker) => self.fifo.push(worker.index(), std::ptr::null(), job, |marker| {
+                worker.push(marker)
+            }),
+            None => self.push(job),
+        }
     }
 
     /// Counts a task about to be queued; `task_done` ends it.

@@ -1,10 +1,12 @@
 //! Scoped tasks that borrow from the stack of the scope's caller.
 
+use super::fifo::FifoQueues;
 use super::job::drop_payload;
 use super::job::drop_quietly;
-use super::latch::{Latch, WorkerLatch};
+use super::latch::{Latch, LockLatch, WorkerLatch};
 use super::ordering::{RELAXED, SCOPE_DONE};
 use super::registry::Registry;
+use super::spares::Blocked;
 use super::worker::WorkerThread;
 use crate::lockfree::JobHeader;
 use crate::lockfree::JobRef;
@@ -36,8 +38,8 @@ pub struct Scope<'s> {
     registry: &'s Registry,
     /// Unfinished tasks, plus one for the scope's own body (C1).
     pending: AtomicUsize,
-    /// Set when `pending` reaches zero; the scope's worker waits on it.
-    done: WorkerLatch<'s>,
+    /// Set when `pending` reaches zero; the scope's owner waits on it.
+    done: Done<'s>,
     /// The first panic of the body or a task.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     /// Invariant in `'s`, like `std::thread::Scope`: a spawned closure must
@@ -104,8 +106,12 @@ impl<'s> Scope<'s> {
         // read after it unless it was the last count, and then only `done`,
         // which the owner does not free before it sees it set (C2).
         if unsafe { &(*this).pending }.fetch_sub(1, SCOPE_DONE) == 1 {
-            // SAFETY: see above.
-            unsafe { Latch::set(&raw const (*this).done) };
+            // SAFETY: see above; the reference to `done` is not used after
+            // the set, which may free it.
+            match unsafe { &(*this).done } {
+                Done::Worker(latch) => unsafe { Latch::set(latch as *const WorkerLatch<'s>) },
+                Done::Outside(latch) => unsafe { Latch::set(latch as *const LockLatch) },
+            }
         }
     }
 }
@@ -175,28 +181,102 @@ pub(crate) unsafe fn scope_of(job: &JobRef) -> *const () {
     unsafe { job.job_ptr().cast::<ScopeJobStart>().as_ref().scope }
 }
 
-/// Runs `op` as a scope on the current worker.
-pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&Scope<'s>) -> R) -> R {
-    let scope = Scope {
-        registry: worker.registry(),
+/// What a scope's owner waits on until its tasks have finished.
+enum Done<'s> {
+    /// The owner is a worker of the scope's pool: it runs the scope's own
+    /// tasks meanwhile, then parks on the latch (H7).
+    Worker(WorkerLatch<'s>),
+    /// The owner is no worker of the pool (`in_place_scope` elsewhere): it
+    /// blocks on the latch, with a spare standing in if it is a worker of
+    /// another pool (E4).
+    Outside(LockLatch),
+}
+
+/// A fresh scope of `registry`, its body's count taken (C1), for the
+/// current thread to own: its worker `worker`, or no worker of the pool.
+fn new_scope<'s>(registry: &'s Registry, worker: Option<&'s WorkerThread>) -> Scope<'s> {
+    Scope {
+        registry,
         pending: AtomicUsize::new(1),
-        done: WorkerLatch::new(worker.registry(), worker.index()),
+        done: match worker {
+            Some(worker) => Done::Worker(WorkerLatch::new(registry, worker.index())),
+            None => Done::Outside(LockLatch::new()),
+        },
         panic: Mutex::new(None),
         _invariant: PhantomData,
+    }
+}
+
+/// Runs `op` as a scope on the current worker.
+pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&Scope<'s>) -> R) -> R {
+    let scope = new_scope(worker.registry(), Some(worker));
+    run_body(&scope, &scope, op)
+}
+
+/// Runs `op` as a FIFO scope on the current worker.
+pub(crate) fn scope_fifo_on_worker<'s, R>(
+    worker: &'s WorkerThread,
+    op: impl FnOnce(&ScopeFifo<'s>) -> R,
+) -> R {
+    let scope = ScopeFifo {
+        base: new_scope(worker.registry(), Some(worker)),
+        fifos: FifoQueues::new(worker.registry().stealers.len()),
     };
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| op(&scope)));
+    run_body(&scope, &scope.base, op)
+}
+
+/// E4: runs `op` right here, on a thread that is no worker of `registry`'s
+/// pool, as a scope of that pool; its tasks go on the pool's injector, and
+/// this thread blocks until they have finished.
+pub(crate) fn scope_in_place<'s, R>(registry: &'s Registry, op: impl FnOnce(&Scope<'s>) -> R) -> R {
+    let scope = new_scope(registry, None);
+    run_body(&scope, &scope, op)
+}
+
+/// E4: [`scope_in_place`] for a FIFO scope: its tasks go on the pool's
+/// injector, which starts each submitter's jobs oldest first.
+pub(crate) fn scope_fifo_in_place<'s, R>(registry: &'s Registry, op: impl FnOnce(&ScopeFifo<'s>) -> R) -> R {
+    let scope = ScopeFifo {
+        base: new_scope(registry, None),
+        fifos: FifoQueues::new(registry.stealers.len()),
+    };
+    run_body(&scope, &scope.base, op)
+}
+
+/// Runs the body `op` of the scope `base` (which `outer` is, or holds),
+/// then waits for the scope's tasks; re-raises the first panic.
+fn run_body<'s, S, R>(outer: &S, base: &Scope<'s>, op: impl FnOnce(&S) -> R) -> R {
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| op(outer)));
     // The body is not a task: its panic goes back to the caller, and is
     // no more counted in `Stats::panicked` than `join`'s or `install`'s.
     let (result, panic) = match outcome {
         Ok(result) => (Some(result), None),
         Err(payload) => (None, Some(payload)),
     };
-    // SAFETY: the body's count, released once; `scope` is this frame's own.
-    unsafe { Scope::finish(&raw const scope, panic) };
-    // C2: the frame (and so `scope`) stays until every task has finished;
-    // meanwhile this thread runs only the scope's own tasks (H7).
-    worker.wait_for_scope(&scope.done.core, (&raw const scope).cast());
-    let panic = scope.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
+    // SAFETY: the body's count, released once; `base` is the caller's
+    // frame's own, which outlives this call.
+    unsafe { Scope::finish(base, panic) };
+    // C2: the frame (and so the scope) stays until every task has
+    // finished; meanwhile this thread runs only the scope's own tasks (H7),
+    // its FIFO tasks' markers included (E1).
+    match &base.done {
+        Done::Worker(latch) => {
+            // SAFETY: a worker's scope is owned by that worker, on this
+            // thread, whose thread-local is set.
+            let worker = unsafe { &*WorkerThread::current() };
+            worker.wait_for_scope(&latch.core, (base as *const Scope<'s>).cast());
+        }
+        Done::Outside(latch) => {
+            // E4: a worker of another pool blocks with a spare of its own
+            // pool standing in (W1), so that pool keeps its strength.
+            // SAFETY: the thread-local pointer is null or this thread's
+            // worker.
+            let blocked = unsafe { WorkerThread::current().as_ref() }.map(Blocked::enter);
+            latch.wait();
+            drop(blocked);
+        }
+    }
+    let panic = base.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(payload) = panic {
         // The body's value, if it returned one, goes quietly: dropped
         // during the unwinding, a panicking `Drop` would abort.
@@ -204,6 +284,107 @@ pub(crate) fn scope_on_worker<'s, R>(worker: &'s WorkerThread, op: impl FnOnce(&
         panic::resume_unwind(payload);
     }
     result.expect("the scope body finished without panicking")
+}
+
+/// A scope whose tasks start in FIFO order, created by
+/// [`ThreadPool::scope_fifo`](crate::ThreadPool::scope_fifo): rayon's
+/// `ScopeFifo`.
+///
+/// As [`Scope`], except that [`spawn_fifo`](ScopeFifo::spawn_fifo) queues
+/// tasks so that the tasks one thread spawns start oldest first among
+/// themselves, where `Scope::spawn`'s start newest first.
+///
+/// ```
+/// use std::sync::Mutex;
+///
+/// let pool = stealpool::ThreadPool::new(1);
+/// let order = Mutex::new(Vec::new());
+/// pool.scope_fifo(|s| {
+///     for i in 0..4 {
+///         let order = &order;
+///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+///     }
+/// });
+/// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3]);
+/// ```
+pub struct ScopeFifo<'s> {
+    base: Scope<'s>,
+    /// E1: per slot, this scope's FIFO tasks, each behind a marker.
+    fifos: FifoQueues,
+}
+
+/// A `*const ScopeFifo` that a task of the scope carries to the thread
+/// running it (C2 keeps the scope alive while it runs).
+struct FifoScopePtr<'s>(*const ScopeFifo<'s>);
+
+// SAFETY: `ScopeFifo` is `Sync` (its fields are); the pointer is only
+// dereferenced while the scope is live (C2).
+unsafe impl Send for FifoScopePtr<'_> {}
+
+impl<'s> FifoScopePtr<'s> {
+    /// The scope.
+    ///
+    /// # Safety
+    ///
+    /// Called by a task of the scope, which the scope waits for (C2).
+    unsafe fn get(&self) -> &ScopeFifo<'s> {
+        // SAFETY: see above.
+        unsafe { &*self.0 }
+    }
+}
+
+impl<'s> ScopeFifo<'s> {
+    /// Spawns a task that may borrow from outside the scope. On a worker
+    /// of the scope's pool, the tasks this thread spawns start in the
+    /// order spawned (E1); spawned from any other thread, it goes on the
+    /// pool's injector, as [`Scope::spawn`] would.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let count = AtomicUsize::new(0);
+    /// pool.scope_fifo(|s| {
+    ///     for _ in 0..3 {
+    ///         s.spawn_fifo(|s| {
+    ///             count.fetch_add(1, Ordering::Relaxed);
+    ///             s.spawn_fifo(|_| {
+    ///                 count.fetch_add(1, Ordering::Relaxed);
+    ///             });
+    ///         });
+    ///     }
+    /// });
+    /// assert_eq!(count.into_inner(), 6);
+    /// ```
+    pub fn spawn_fifo<F>(&self, f: F)
+    where
+        F: FnOnce(&ScopeFifo<'s>) + Send + 's,
+    {
+        let base = &self.base;
+        // C1: relaxed increment, as in `Scope::spawn`.
+        base.pending.fetch_add(1, RELAXED);
+        base.registry.count_task();
+        let this = FifoScopePtr(self);
+        // SAFETY: the task runs while the scope waits for it (C2).
+        let job = ScopeJob::into_job_ref(base, move |_| f(unsafe { this.get() }));
+        match base.registry.current_worker() {
+            Some(worker) => {
+                let scope = (base as *const Scope<'s>).cast();
+                self.fifos
+                    .push(worker.index(), scope, job, |marker| worker.push(marker));
+            }
+            None => base.registry.push(job),
+        }
+    }
+}
+
+impl fmt::Debug for ScopeFifo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ScopeFifo")
+            // C1: relaxed; a snapshot for display, ordering nothing.
+            .field("pending", &self.base.pending.load(RELAXED))
+            .finish_non_exhaustive()
+    }
 }
 
 impl fmt::Debug for Scope<'_> {
