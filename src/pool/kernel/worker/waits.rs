@@ -47,7 +47,16 @@ impl WorkerThread {
     pub(super) fn wait_helping(&self, latch: &CoreLatch, take: impl Fn() -> Option<JobRef>) {
         let mut round = 0;
         while !latch.probe() {
-            if let Some(job) = take() {
+            // E2: a job posted to this worker alone runs here too, on top
+            // of the wait: only this thread may run it, and its poster may
+            // wait for it. `--cfg stealpool_bug="wait_ignores_mail"` leaves
+            // it for after the wait.
+            let mail = if bug!("wait_ignores_mail") {
+                None
+            } else {
+                self.take_mail()
+            };
+            if let Some(job) = mail.or_else(&take) {
                 self.execute(job);
                 round = 0;
             } else if round < WAIT_ROUNDS {
@@ -63,7 +72,8 @@ impl WorkerThread {
                 // W1: the pool keeps its strength while this thread waits.
                 probes::WAITS_PARKED.hit();
                 let blocked = Blocked::enter(self);
-                self.registry.sleep.park(self.index, latch);
+                let has_mail = || !bug!("wait_ignores_mail") && self.has_mail();
+                self.registry.sleep.park(self.index, latch, has_mail);
                 drop(blocked);
             }
         }
@@ -213,7 +223,7 @@ impl WorkerThread {
                 self.index,
                 searching,
                 latch,
-                || registry.has_work(),
+                || registry.has_work() || self.has_mail(),
                 || registry.is_terminating(),
             ) {
                 Wake::Exit => return false,
