@@ -1,9 +1,9 @@
 #![cfg(not(any(feature = "loom", feature = "shuttle")))]
-//! `broadcast` and `spawn_broadcast` (E1-E3 in `proofs/broadcast.md`): each
+//! `broadcast` and `spawn_broadcast` (U1-U3 in `proofs/broadcast.md`): each
 //! worker runs its part itself, once; from outside the pool, from a worker,
-//! from another pool; while the worker waits in a `join` (E2); two at once;
+//! from another pool; while the worker waits in a `join` (U2); two at once;
 //! panics; and a part posted to a worker that already left at shutdown
-//! (E3).
+//! (U3).
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
@@ -55,7 +55,7 @@ fn each_worker_runs_its_part_from_outside_inside_and_another_pool() {
 #[test]
 fn a_worker_waiting_in_a_join_runs_a_broadcast_part_posted_to_it() {
     // The stolen half broadcasts while the worker that forked it waits for
-    // it (H6): only that worker may run its part, so its wait runs it (E2).
+    // it (H6): only that worker may run its part, so its wait runs it (U2).
     let pool = ThreadPool::new(2);
     let rounds = scaled(20, 2);
     let mut stolen_rounds = 0;
@@ -85,7 +85,7 @@ fn a_worker_waiting_in_a_join_runs_a_broadcast_part_posted_to_it() {
 fn two_workers_broadcasting_at_once_both_finish() {
     // Each broadcaster waits in its own scope for a part only the other
     // worker can run, while that worker waits for its own: each wait runs
-    // the other's part (E2).
+    // the other's part (U2).
     let pool = ThreadPool::new(2);
     let rounds = scaled(20, 2);
     let mut overlapped = 0;
@@ -191,7 +191,7 @@ fn scope_spawn_broadcast_parts_may_spawn_more() {
 fn a_part_for_a_worker_that_left_at_shutdown_runs_on_the_poster() {
     // Worker 1 leaves during the shutdown while a task of worker 0 still
     // runs; that task then broadcasts: worker 1's part cannot wait in a
-    // mailbox nobody reads, so the poster runs it (E3).
+    // mailbox nobody reads, so the poster runs it (U3).
     let exited = Arc::new(Mutex::new(Vec::new()));
     let record_exit = exited.clone();
     let pool = ThreadPool::builder()

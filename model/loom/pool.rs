@@ -292,9 +292,9 @@ fn scope_latch_vs_sleep() {
 // Preemption bound 2, floor 79000 (158377 executions observed); quick
 // bound 1, floor 2500 (5153).
 //
-// A broadcast from outside the pool (E1-E3): `install` hands it to a
+// A broadcast from outside the pool (U1-U3): `install` hands it to a
 // worker, whose scope posts one part to each worker's mailbox and waits
-// for them (H7), running its own part while it waits (E2). The other
+// for them (H7), running its own part while it waits (U2). The other
 // worker may be asleep, searching, or on its way to sleep when its part is
 // posted. Each part writes a slot on the caller's stack, read after
 // `broadcast` returns (C1). `--cfg stealpool_bug="wait_ignores_mail"`
@@ -321,8 +321,8 @@ fn broadcast_vs_sleep() {
 // Preemption bound 2, floor 15000 (30696 executions observed), at the
 // quick bounds too: at bound 1 no post finds its worker asleep.
 //
-// Parts posted from outside the pool vs the workers going to sleep (E1,
-// E2): `spawn_broadcast` posts a part to each worker's mailbox and wakes
+// Parts posted from outside the pool vs the workers going to sleep (U1,
+// U2): `spawn_broadcast` posts a part to each worker's mailbox and wakes
 // it under its slot's lock; a worker on its way to sleep looks in its
 // mailbox under that lock, after its flag is up. Either the post finds the
 // flag up and wakes it, or the final check finds the part; the model
@@ -347,7 +347,7 @@ fn spawn_broadcast_vs_sleep() {
     progress::line(format_args!(
         "spawn_broadcast_vs_sleep: a post woke its worker in {woke} executions"
     ));
-    assert!(woke > 0, "no post woke a sleeping worker: the model misses E1");
+    assert!(woke > 0, "no post woke a sleeping worker: the model misses U1");
 }
 
 // Preemption bound 2, floor 45000 (91409 executions observed).

@@ -1,5 +1,5 @@
 //! `broadcast` and `spawn_broadcast`: a closure run once on every worker of
-//! a pool, through the workers' mailboxes (E1-E3 in
+//! a pool, through the workers' mailboxes (U1-U3 in
 //! `proofs/broadcast.md`).
 
 use crate::pool::kernel::broadcast::BroadcastContext;
@@ -11,8 +11,8 @@ use crate::sync::{Arc, Mutex};
 
 /// Runs `op` once on every worker of `worker`'s pool and returns the
 /// results in worker order. A scope (C1, C2) whose tasks are posted one to
-/// each worker's mailbox (E3): it waits for all of them, running its own
-/// part, and any other worker's post to it, while it waits (E2). A panic
+/// each worker's mailbox (U3): it waits for all of them, running its own
+/// part, and any other worker's post to it, while it waits (U2). A panic
 /// of any part is re-raised once all have ended.
 pub(crate) fn broadcast_on_worker<OP, R>(worker: &WorkerThread, op: &OP) -> Vec<R>
 where
@@ -44,8 +44,8 @@ where
 
 /// Queues `op` once for every worker of `registry`'s pool, each part a task
 /// (counted for `wait_all`; a panic goes to the panic handler) posted to
-/// that worker's mailbox (E1). If a worker already left (the pool shuts
-/// down), the caller, a thread of the pool, runs its part (E3).
+/// that worker's mailbox (U1). If a worker already left (the pool shuts
+/// down), the caller, a thread of the pool, runs its part (U3).
 pub(crate) fn spawn_broadcast<OP>(registry: &Registry, op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
@@ -57,12 +57,12 @@ where
         registry.count_task();
         let job = HeapJob::into_job_ref(move || {
             // SAFETY: a posted job runs on its worker, or on the thread of
-            // the pool that posted it (E3); either has its thread-local set.
+            // the pool that posted it (U3); either has its thread-local set.
             let worker = unsafe { &*WorkerThread::current() };
             worker.run_task(|| op(BroadcastContext::new(index, workers)));
         });
         if let Some(job) = registry.post(index, job) {
-            // E3: a worker left, so the pool shuts down, and only a thread
+            // U3: a worker left, so the pool shuts down, and only a thread
             // of the pool can still queue work.
             // SAFETY: as above.
             let worker = unsafe { WorkerThread::current().as_ref() };

@@ -1,11 +1,11 @@
 //! Jobs addressed to one worker: what `broadcast` and `spawn_broadcast`
-//! run on every worker (E1-E3 in `proofs/broadcast.md`).
+//! run on every worker (U1-U3 in `proofs/broadcast.md`).
 //!
 //! Each worker has a mailbox no other thread takes from. A poster puts the
-//! job in, then wakes that worker under its slot's lock (E1); the worker
+//! job in, then wakes that worker under its slot's lock (U1); the worker
 //! looks in its mailbox when it looks for work, and under that same lock
 //! before it sleeps or parks, so a posted job is never left while its
-//! worker waits for something else (E2).
+//! worker waits for something else (U2).
 
 use super::ordering::RELAXED;
 use crate::lockfree::JobRef;
@@ -44,29 +44,29 @@ impl Mailboxes {
         }
     }
 
-    /// E1: puts `job` in worker `slot`'s mailbox. The caller then wakes
+    /// U1: puts `job` in worker `slot`'s mailbox. The caller then wakes
     /// that worker (`Registry::post`).
     pub(crate) fn put(&self, slot: usize, job: JobRef) {
         let mailbox = &self.boxes[slot];
         let mut jobs = mailbox.jobs.lock().unwrap_or_else(|e| e.into_inner());
         jobs.push_back(job);
-        // E1: relaxed, under the lock; the lock and the poster's wake-up
-        // under the slot's lock order it before the worker's look (E2).
+        // U1: relaxed, under the lock; the lock and the poster's wake-up
+        // under the slot's lock order it before the worker's look (U2).
         mailbox.len.store(jobs.len(), RELAXED);
     }
 
     /// Whether worker `slot`'s mailbox holds a job. Exact for the owner
-    /// after the poster's wake-up (E2); a hint otherwise. `false` for a
+    /// after the poster's wake-up (U2); a hint otherwise. `false` for a
     /// spare's slot.
     #[inline]
     pub(crate) fn has_mail(&self, slot: usize) -> bool {
-        // E2: relaxed; a look, confirmed under the lock by `take`.
+        // U2: relaxed; a look, confirmed under the lock by `take`.
         self.boxes
             .get(slot)
             .is_some_and(|mailbox| mailbox.len.load(RELAXED) != 0)
     }
 
-    /// E2: the oldest job of worker `slot`'s mailbox, if any. Only that
+    /// U2: the oldest job of worker `slot`'s mailbox, if any. Only that
     /// worker calls it.
     #[inline]
     pub(crate) fn take(&self, slot: usize) -> Option<JobRef> {
@@ -76,7 +76,7 @@ impl Mailboxes {
         let mailbox = &self.boxes[slot];
         let mut jobs = mailbox.jobs.lock().unwrap_or_else(|e| e.into_inner());
         let job = jobs.pop_front();
-        // E1: relaxed, under the lock.
+        // U1: relaxed, under the lock.
         mailbox.len.store(jobs.len(), RELAXED);
         job
     }

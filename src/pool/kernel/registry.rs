@@ -74,7 +74,7 @@ pub(crate) struct Registry {
     /// plain spawned tasks, as the sleepers' final check reads it; `None`
     /// otherwise (set by the builder, read-only after).
     pub(crate) bounded: Option<Box<[BoundedLen<JobRef>]>>,
-    /// Each worker's mailbox of jobs for it alone (E1-E3).
+    /// Each worker's mailbox of jobs for it alone (U1-U3).
     pub(crate) mailboxes: Mailboxes,
 }
 
@@ -257,7 +257,7 @@ impl Registry {
         self.sleep.new_work();
     }
 
-    /// E1, E3: queues `job` for worker `slot` alone and wakes that worker.
+    /// U1, U3: queues `job` for worker `slot` alone and wakes that worker.
     /// If the worker already left the pool (it shuts down), the job is
     /// given back: the caller runs it.
     pub(crate) fn post(&self, slot: usize, job: JobRef) -> Option<JobRef> {

@@ -114,7 +114,7 @@ impl<'s> Scope<'s> {
         }
     }
 
-    /// E3: a task of this scope for worker `slot` alone: counted as
+    /// U3: a task of this scope for worker `slot` alone: counted as
     /// `spawn` counts it (C1), then posted to that worker's mailbox. If the
     /// worker already left (the pool shuts down), the caller, a task or the
     /// body of this scope on a thread of the pool, runs it now.
@@ -126,7 +126,7 @@ impl<'s> Scope<'s> {
         self.pending.fetch_add(1, RELAXED);
         self.registry.count_task();
         if let Some(job) = self.registry.post(slot, ScopeJob::into_job_ref(self, f)) {
-            // E3: only a worker leaves, only at shutdown, and only once no
+            // U3: only a worker leaves, only at shutdown, and only once no
             // job is left; this caller runs on a thread of the pool.
             // SAFETY: tasks and scope bodies run on a thread of the pool.
             let worker = unsafe { &*WorkerThread::current() };

@@ -299,7 +299,7 @@ impl Sleep {
         }
     }
 
-    /// E1, E3: under the lock of worker `index`'s slot, unless its thread
+    /// U1, U3: under the lock of worker `index`'s slot, unless its thread
     /// left the pool, runs `put` (which puts a job in its mailbox) and
     /// wakes the thread if it sleeps or parks. Returns `false`, with `put`
     /// not run, if the thread left.
@@ -314,7 +314,7 @@ impl Sleep {
             probes::POSTS_WOKE.hit();
             self.wake_locked(slot);
         } else if parked.0 {
-            // E2: the parked thread looks in its mailbox, then parks again.
+            // U2: the parked thread looks in its mailbox, then parks again.
             probes::POSTS_WOKE.hit();
             parked.0 = false;
             slot.waker.notify_one();
@@ -326,7 +326,7 @@ impl Sleep {
     /// no look for work: it is not counted as sleeping, so no push wakes it
     /// for work it would not take, and only the latch's setter
     /// (`wake_specific`) ends the wait, or a job posted to its mailbox
-    /// (E2), which `has_mail` looks for under the lock the poster takes.
+    /// (U2), which `has_mail` looks for under the lock the poster takes.
     /// As in `sleep` (S6), the latch is told under the slot's lock, so the
     /// setter's wake-up cannot come before the wait.
     pub(crate) fn park(&self, index: usize, latch: &CoreLatch, has_mail: impl Fn() -> bool) {
@@ -346,7 +346,7 @@ impl Sleep {
             return;
         }
         let mut parked = slot.lock();
-        // E2: a job posted before this lock is seen here; one posted after
+        // U2: a job posted before this lock is seen here; one posted after
         // finds the thread parked and wakes it. `--cfg
         // stealpool_bug="mail_unchecked"` parks without the look.
         if !bug!("mail_unchecked") && has_mail() {
@@ -447,7 +447,7 @@ impl Sleep {
                 return Wake::Searching;
             }
             Leave::Exit { release } => {
-                // E3: a worker that leaves is posted nothing after this.
+                // U3: a worker that leaves is posted nothing after this.
                 if !spare {
                     guard.1 = true;
                 }

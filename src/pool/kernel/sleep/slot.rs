@@ -25,7 +25,7 @@ pub(super) struct SlotSleep {
 /// slot's thread waits for one latch alone (H6, H7), not counted as
 /// sleeping: the work that `new_work` wakes sleepers for is not work it
 /// would take; and (`.1`) whether a worker's thread left the pool for
-/// good, after which nothing is posted to its mailbox (E3).
+/// good, after which nothing is posted to its mailbox (U3).
 pub(super) struct Parked(pub(super) bool, pub(super) bool);
 
 impl SlotSleep {

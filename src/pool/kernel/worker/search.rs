@@ -16,7 +16,7 @@ impl WorkerThread {
     /// otherwise level by level (V3), an overdue level first (V5), over the
     /// levels ever used.
     pub(super) fn find_work(&self) -> Option<(JobRef, Priority)> {
-        // E2: a job posted to this worker alone comes first: nobody else
+        // U2: a job posted to this worker alone comes first: nobody else
         // may run it, and its poster may be waiting for it.
         if let Some(job) = self.take_mail() {
             return Some((job, Priority::Normal));
@@ -28,14 +28,14 @@ impl WorkerThread {
         self.find_normal().map(|job| (job, Priority::Normal))
     }
 
-    /// E2: the oldest job posted to this worker's mailbox, if any (a
+    /// U2: the oldest job posted to this worker's mailbox, if any (a
     /// spare's slot has none).
     #[inline]
     pub(super) fn take_mail(&self) -> Option<JobRef> {
         self.registry.mailboxes.take(self.index)
     }
 
-    /// Whether this worker's mailbox holds a job (E2).
+    /// Whether this worker's mailbox holds a job (U2).
     pub(super) fn has_mail(&self) -> bool {
         !bug!("mail_unchecked") && self.registry.mailboxes.has_mail(self.index)
     }

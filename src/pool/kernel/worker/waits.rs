@@ -47,7 +47,7 @@ impl WorkerThread {
     pub(super) fn wait_helping(&self, latch: &CoreLatch, take: impl Fn() -> Option<JobRef>) {
         let mut round = 0;
         while !latch.probe() {
-            // E2: a job posted to this worker alone runs here too, on top
+            // U2: a job posted to this worker alone runs here too, on top
             // of the wait: only this thread may run it, and its poster may
             // wait for it. `--cfg stealpool_bug="wait_ignores_mail"` leaves
             // it for after the wait.
