@@ -116,6 +116,25 @@ fn two_workers_broadcasting_at_once_both_finish() {
 }
 
 #[test]
+fn pools_broadcasting_into_each_other_finish() {
+    // A worker of `first` waits in `install` on `second` while every
+    // worker of `second` broadcasts back into `first`: the waiting worker
+    // runs the parts posted to it (U2) with a spare standing in.
+    let (first, second) = (ThreadPool::new(2), ThreadPool::new(3));
+    let count = AtomicUsize::new(0);
+    let parts = first.install(|| {
+        second.broadcast(|_| {
+            first.broadcast(|context| {
+                count.fetch_add(1, SeqCst);
+                context.index()
+            })
+        })
+    });
+    assert_eq!(parts, vec![vec![0, 1]; 3]);
+    assert_eq!(count.load(SeqCst), 2 * 3);
+}
+
+#[test]
 fn spawn_broadcast_runs_once_per_worker_and_wait_all_waits_for_it() {
     let pool = ThreadPool::new(3);
     let seen = Arc::new(Mutex::new(Vec::new()));

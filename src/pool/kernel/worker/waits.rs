@@ -40,6 +40,13 @@ impl WorkerThread {
         self.wait_helping(latch, || self.take_scope_task(scope));
     }
 
+    /// U2: waits for `latch` with a spare already standing in (the caller
+    /// holds its `Blocked`), running only the jobs posted to this worker
+    /// alone, and parking between them: a cross-pool `install`.
+    pub(crate) fn wait_serving_mail(&self, latch: &CoreLatch) {
+        self.wait_helping(latch, || None);
+    }
+
     /// Runs what `take` finds until `latch` is set; when it finds nothing,
     /// backs off as an idle search does, then parks (H6, H7).
     // Under the model checkers `WAIT_ROUNDS` is 0, and the test never holds.
