@@ -46,6 +46,7 @@ pub use pool::api::block_in_place::block_in_place;
 pub use pool::api::builder::{BuildError, Builder};
 pub use pool::api::handle::JoinHandle;
 pub use pool::api::thread_pool::{current_thread_index, ThreadPool};
+pub use pool::kernel::broadcast::BroadcastContext;
 pub use pool::kernel::scope::{Scope, ScopeFifo};
 pub use pool::kernel::stats::{Stats, WorkerStats};
 pub use pool::placement::topology::{Topology, TopologyError};
@@ -56,8 +57,8 @@ pub use pool::api::current::{
     current_thread_has_pending_tasks, max_num_threads, yield_local, yield_now, Yield,
 };
 pub use pool::api::global::{
-    current_num_threads, in_place_scope, in_place_scope_fifo, join, join_context, scope, scope_fifo, spawn,
-    spawn_fifo, FnContext,
+    broadcast, current_num_threads, in_place_scope, in_place_scope_fifo, join, join_context, scope,
+    scope_fifo, spawn, spawn_broadcast, spawn_fifo, FnContext,
 };
 
 /// rayon-core's name for [`Builder`]: code written for rayon builds its
@@ -74,5 +75,5 @@ pub mod model_probes {
     pub use crate::pool::kernel::probes::{
         ATTENTION_WRITES, COUNTERS_WRITES, POOL_LOCKS, SLEEPER_LOCKS, WAITS, WOKEN,
     };
-    pub use crate::pool::kernel::probes::{HALVES_HELPED, INLINE_JOINS, REROUTED, WAITS_PARKED};
+    pub use crate::pool::kernel::probes::{HALVES_HELPED, INLINE_JOINS, POSTS_WOKE, REROUTED, WAITS_PARKED};
 }

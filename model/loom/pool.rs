@@ -314,6 +314,67 @@ fn fifo_marker_vs_thief() {
     });
 }
 
+// Preemption bound 2, floor 79000 (158377 executions observed); quick
+// bound 1, floor 2500 (5153).
+//
+// A broadcast from outside the pool (U1-U3): `install` hands it to a
+// worker, whose scope posts one part to each worker's mailbox and waits
+// for them (H7), running its own part while it waits (U2). The other
+// worker may be asleep, searching, or on its way to sleep when its part is
+// posted. Each part writes a slot on the caller's stack, read after
+// `broadcast` returns (C1). `--cfg stealpool_bug="wait_ignores_mail"`
+// (waits leave posted parts for later) deadlocks it.
+#[test]
+fn broadcast_vs_sleep() {
+    explore_bounds("broadcast_vs_sleep", (2, 79_000), (1, 2_500), || {
+        let pool = ThreadPool::new(2);
+        let slots = [Slot::new(), Slot::new()];
+        let indices = pool.broadcast(|context| {
+            slots[context.index()].bump();
+            context.index()
+        });
+        assert_eq!(indices, [0, 1]);
+        assert_eq!(
+            (slots[0].get(), slots[1].get()),
+            (1, 1),
+            "a worker ran its part twice or never"
+        );
+        drop(pool);
+    });
+}
+
+// Preemption bound 2, floor 15000 (30696 executions observed), at the
+// quick bounds too: at bound 1 no post finds its worker asleep.
+//
+// Parts posted from outside the pool vs the workers going to sleep (U1,
+// U2): `spawn_broadcast` posts a part to each worker's mailbox and wakes
+// it under its slot's lock; a worker on its way to sleep looks in its
+// mailbox under that lock, after its flag is up. Either the post finds the
+// flag up and wakes it, or the final check finds the part; the model
+// asserts that some execution woke a worker by a post. The drop drains
+// both parts. `--cfg stealpool_bug="mail_unchecked"` (sleep and park skip
+// the mailbox) deadlocks it.
+#[test]
+fn spawn_broadcast_vs_sleep() {
+    let woke_before = stealpool::model_probes::POSTS_WOKE.count();
+    explore_bounds("spawn_broadcast_vs_sleep", (2, 15_000), (2, 15_000), || {
+        let pool = ThreadPool::new(2);
+        let ran = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+        let parts = ran.clone();
+        pool.spawn_broadcast(move |context| {
+            parts[context.index()].fetch_add(1, Ordering::Relaxed);
+        });
+        drop(pool);
+        let counts = (ran[0].load(Ordering::Relaxed), ran[1].load(Ordering::Relaxed));
+        assert_eq!(counts, (1, 1), "a worker ran its part twice or never");
+    });
+    let woke = stealpool::model_probes::POSTS_WOKE.count() - woke_before;
+    progress::line(format_args!(
+        "spawn_broadcast_vs_sleep: a post woke its worker in {woke} executions"
+    ));
+    assert!(woke > 0, "no post woke a sleeping worker: the model misses U1");
+}
+
 // Preemption bound 2, floor 45000 (91409 executions observed).
 //
 // A handle joined on a worker (H3, H4): a task on a worker submits a

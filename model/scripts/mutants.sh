@@ -87,6 +87,8 @@ list_mutants() {
     printf 'drain_uncompensated\tloom_blocking\tbug\tW1\tspares come in during the drain\tnot once terminating\n'
     printf 'claim_ignored\tloom_pool\tbug\tH3\tthe claim decides who runs a task\ta claimed task runs again\n'
     printf 'wait_runs_any\tloom_pool\tbug\tH4\ta waiting worker runs only the awaited task\tit runs any job\n'
+    printf 'mail_unchecked\tloom_pool\tbug\tE2\ta worker looks in its mailbox under its slot lock before it sleeps or parks\tit does not\n'
+    printf 'wait_ignores_mail\tloom_pool\tbug\tE2\ta waiting worker runs the jobs posted to it\tit leaves them for after the wait\n'
     printf 'wait_not_in_place\tloom_pool\tbug\tH4\tan unstarted awaited task runs in place\tthe waiter always parks\n'
 }
 

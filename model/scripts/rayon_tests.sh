@@ -60,19 +60,17 @@ START=$(date +%s)
 CUTS=$(
     cat <<'CUTS'
 # rayon-core's unit tests (src/*/test.rs)
-core:src/broadcast/test.rs * missing broadcast,spawn_broadcast: a job on every worker at once
+core:src/broadcast/test.rs broadcast_panic_one internals unwind: rayon-core's private unwind module
+core:src/broadcast/test.rs broadcast_panic_many internals unwind: rayon-core's private unwind module
+core:src/broadcast/test.rs broadcast_after_spawn internals registry: rayon-core's private registry module
 core:src/join/test.rs panic_b_still_executes internals unwind: rayon-core's private unwind module (the pinned step runs stealpool's own version)
 core:src/scope/test.rs use:unwind internals unwind: rayon-core's private unwind module
-core:src/scope/test.rs scope_spawn_broadcast missing spawn_broadcast:
-core:src/scope/test.rs scope_spawn_broadcast_barrier missing spawn_broadcast,in_place_scope:
-core:src/scope/test.rs scope_spawn_broadcast_nested missing spawn_broadcast:
-core:src/scope/test.rs scope_spawn_broadcast_panic_many missing spawn_broadcast: and rayon-core's private unwind module
-core:src/scope/test.rs scope_spawn_broadcast_panic_one missing spawn_broadcast: and rayon-core's private unwind module
+core:src/scope/test.rs scope_spawn_broadcast_panic_many internals unwind: rayon-core's private unwind module
+core:src/scope/test.rs scope_spawn_broadcast_panic_one internals unwind: rayon-core's private unwind module
 core:src/scope/test.rs panic_propagate_still_execute_1 internals unwind: rayon-core's private unwind module
 core:src/scope/test.rs panic_propagate_still_execute_2 internals unwind: rayon-core's private unwind module
 core:src/scope/test.rs panic_propagate_still_execute_3 internals unwind: rayon-core's private unwind module
 core:src/scope/test.rs panic_propagate_still_execute_4 internals unwind: rayon-core's private unwind module
-core:src/scope/test.rs scope_fifo_spawn_broadcast missing scope_fifo,spawn_broadcast:
 core:src/scope/test.rs mixed_lifo_order differs: a waiting scope runs only its own tasks, so an outer scope's task queued beneath it starts later than in rayon (proofs/waits.md, "What is left"; ThreadPool::scope's docs)
 core:src/scope/test.rs mixed_fifo_order differs: as mixed_lifo_order, with FIFO scopes: the waiting inner scope runs only its own tasks (its own markers included, proofs/fifo.md E1), so the outer scope's tasks queued beneath it start after the inner scope ends (proofs/waits.md, "What is left")
 core:src/scope/test.rs mixed_lifo_fifo_order differs: as mixed_fifo_order, a LIFO outer scope around a FIFO inner one
@@ -218,7 +216,6 @@ rayon:tests/issue671-unzip.rs * impls unzip: ParallelExtend for a pair of collec
 rayon:tests/issue671.rs * impls collect: FromParallelIterator<()> for ()
 rayon:tests/iter_panic.rs iter_panic_fuse missing with_max_len,panic_fuse:
 rayon:tests/octillion.rs * impls into_par_iter: a range of u128
-rayon:tests/par_bridge_recursion.rs * missing broadcast:
 rayon:tests/producer_split_at.rs * impls Producer: its check helper needs Producer::IntoIter to be DoubleEndedIterator and ExactSizeIterator, which stealpool's Producer does not require
 rayon:tests/str.rs * missing par_chars,par_split,par_bytes,par_char_indices,par_encode_utf16,par_matches,par_match_indices:
 CUTS

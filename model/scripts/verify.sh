@@ -265,7 +265,7 @@ step_miri() {
         --test pool_install_wait_all --test pool_config_stats --test pool_shutdown \
         --test pool_panics --test pool_edges --test pool_priority_order \
         --test pool_priority_starvation --test pool_priority_fifo \
-        --test pool_priority_stats --test pool_bounded
+        --test pool_priority_stats --test pool_bounded --test pool_broadcast
     run miri_pool_waits_sb 1500 "pool waits: protected borrows" "Miri SB, ${MIRI_POOL_SEEDS} seeds" -- \
         env MIRIFLAGS="-Zmiri-many-seeds=0..${MIRI_POOL_SEEDS}" CARGO_TARGET_DIR=target/miri \
         cargo +nightly miri test --test pool_miri

@@ -156,12 +156,18 @@ macro_rules! bug {
         cfg!(stealpool_bug = "sources_alternate")
     };
     // pool/kernel/worker/search.rs
+    ("mail_unchecked") => {
+        cfg!(stealpool_bug = "mail_unchecked")
+    };
     ("no_rescue") => {
         cfg!(stealpool_bug = "no_rescue")
     };
     // pool/kernel/worker/waits.rs
     ("join_wait_runs_any") => {
         cfg!(stealpool_bug = "join_wait_runs_any")
+    };
+    ("wait_ignores_mail") => {
+        cfg!(stealpool_bug = "wait_ignores_mail")
     };
     // pool/kernel/fifo.rs
     ("fifo_marker_first") => {

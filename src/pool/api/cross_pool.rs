@@ -1,8 +1,10 @@
 //! Waits across pools: `install` and `wait_all` called on a worker of
 //! another pool, or on a thread outside every pool (H4, J3 in
-//! `proofs/waits.md`). A worker of another pool blocks with a spare of its
-//! own pool standing in; with none to be had, it runs its own pool's jobs
-//! while it waits, since the work it waits for may need them.
+//! `proofs/waits.md`). A worker of another pool parks with a spare of its
+//! own pool standing in, running only what is posted to it alone (U2) for
+//! `install`, or blocks for `wait_all`; with no spare to be had, it runs
+//! its own pool's jobs while it waits, since the work it waits for may
+//! need them.
 
 use super::thread_pool::ThreadPool;
 use crate::pool::kernel::job::StackJob;
@@ -12,8 +14,9 @@ use crate::pool::kernel::worker::WorkerThread;
 use crate::sync::thread;
 
 impl ThreadPool {
-    /// `install` on a worker of another pool (H4): it blocks with a spare
-    /// of its own pool standing in; with none to be had (every spare slot
+    /// `install` on a worker of another pool (H4): it parks with a spare
+    /// of its own pool standing in, running what a broadcast of its own
+    /// pool posts to it (U2); with no spare to be had (every spare slot
     /// taken), it runs its own pool's jobs while it waits instead (J3).
     #[cold]
     #[inline(never)]
@@ -24,9 +27,19 @@ impl ThreadPool {
     ) -> R {
         let blocked = Blocked::enter(worker);
         if blocked.stood_in {
-            let result = self.install_from_outside(f);
+            // U2: parked, not blocked outside the pool: a part of a
+            // broadcast of its own pool posted to it meanwhile runs here
+            // (rayon-core's `broadcast_mutual`: each pool broadcasts into
+            // the other).
+            let job = StackJob::new(
+                |_migrated| f(),
+                CrossPoolLatch::new(worker.registry_arc(), worker.index()),
+            );
+            // SAFETY: we wait on the latch below before `job` leaves the frame.
+            self.registry.push(unsafe { job.as_job_ref() });
+            worker.wait_serving_mail(&job.latch.core);
             drop(blocked);
-            return result;
+            return job.into_result();
         }
         drop(blocked);
         let job = StackJob::new(

@@ -15,9 +15,11 @@
 //! execution ends. In a model that calls the free functions only from its
 //! main thread (the usual shape) that is one pool per execution.
 
+use super::broadcast::{broadcast_on_worker, spawn_broadcast as spawn_broadcast_on};
 use super::builder::{BuildError, Builder};
 use super::thread_pool::extend_worker;
 use crate::pool::api::thread_pool::ThreadPool;
+use crate::pool::kernel::broadcast::BroadcastContext;
 use crate::pool::kernel::join as fork;
 use crate::pool::kernel::scope::Scope;
 use crate::pool::kernel::scope::{scope_fifo_on_worker, scope_on_worker, ScopeFifo};
@@ -411,6 +413,48 @@ where
         // The scope waits for all its tasks before returning (C2).
         Some(worker) => scope_fifo_on_worker(extend_worker(worker), op),
         None => with_global(|pool| pool.in_place_scope_fifo(op)),
+    }
+}
+
+/// Runs `op` once on every worker of the current pool (the pool of the
+/// worker running the caller, otherwise the global pool) and returns the
+/// results in worker order; see [`ThreadPool::broadcast`].
+///
+/// ```
+/// let pool = stealpool::ThreadPool::new(2);
+/// let indices = pool.install(|| stealpool::broadcast(|context| context.index()));
+/// assert_eq!(indices, [0, 1]);
+/// ```
+pub fn broadcast<OP, R>(op: OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    match current_worker() {
+        Some(worker) => broadcast_on_worker(worker, &op),
+        None => with_global(|pool| pool.broadcast(op)),
+    }
+}
+
+/// Queues `op` to run once on every worker of the current pool (the pool
+/// of the worker running the caller, otherwise the global pool) and
+/// returns at once; see [`ThreadPool::spawn_broadcast`].
+///
+/// ```
+/// let (sender, receiver) = std::sync::mpsc::channel();
+/// let sender = std::sync::Mutex::new(sender);
+/// stealpool::spawn_broadcast(move |context| sender.lock().unwrap().send(context.index()).unwrap());
+/// let mut seen: Vec<usize> = receiver.iter().take(stealpool::current_num_threads()).collect();
+/// seen.sort();
+/// assert_eq!(seen, (0..stealpool::current_num_threads()).collect::<Vec<_>>());
+/// ```
+pub fn spawn_broadcast<OP>(op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    match current_worker() {
+        Some(worker) => spawn_broadcast_on(worker.registry(), op),
+        None => with_global(|pool| pool.spawn_broadcast(op)),
     }
 }
 

@@ -3,6 +3,7 @@
 //! handles with their continuations (`handle/`), and `block_in_place`.
 
 pub(crate) mod block_in_place;
+pub(crate) mod broadcast;
 pub(crate) mod builder;
 mod cross_pool;
 pub(crate) mod current;

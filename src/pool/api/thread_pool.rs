@@ -1,10 +1,12 @@
 //! `ThreadPool`: the pool's handle, and every operation users call on it.
 
+use super::broadcast;
 use super::builder::Builder;
 use super::current::Yield;
 use super::handle;
 use super::handle::JoinHandle;
 use crate::pool::api::handle::continuation;
+use crate::pool::kernel::broadcast::BroadcastContext;
 use crate::pool::kernel::join;
 use crate::pool::kernel::registry::Registry;
 use crate::pool::kernel::scope;
@@ -191,6 +193,74 @@ impl ThreadPool {
         F: FnOnce() -> R + Send + 'static,
     {
         handle::submit(&self.registry, Priority::Normal, f)
+    }
+
+    /// Runs `op` once on every worker of the pool, each call with a
+    /// [`BroadcastContext`] naming the worker, and returns the results in
+    /// worker order. A panic of any call is re-raised here once all have
+    /// ended.
+    ///
+    /// Each worker runs its call itself: when it next looks for work, or
+    /// while it waits in a `join` or `scope` of its own (on top of that
+    /// wait, as a job only it may run). A worker blocked outside the pool's
+    /// waits (in [`block_in_place`](crate::block_in_place), a
+    /// [`JoinHandle::join`], a lock or a channel) runs its call when it
+    /// returns, so a broadcast that such a blocked worker waits for does
+    /// not end. Called outside the pool, this waits as
+    /// [`install`](ThreadPool::install) does.
+    ///
+    /// ```
+    /// let pool = stealpool::ThreadPool::new(3);
+    /// let names = pool.broadcast(|context| {
+    ///     let name = std::thread::current().name().map(str::to_owned);
+    ///     (context.index(), name.unwrap())
+    /// });
+    /// assert_eq!(names[2], (2, "stealpool-worker-2".to_owned()));
+    /// ```
+    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
+    where
+        OP: Fn(BroadcastContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        match self.registry.current_worker() {
+            Some(worker) => broadcast::broadcast_on_worker(worker, &op),
+            None => {
+                let op = &op;
+                self.install(move || {
+                    let worker = self.registry.current_worker();
+                    broadcast::broadcast_on_worker(
+                        worker.expect("`install` runs on a worker of the pool"),
+                        op,
+                    )
+                })
+            }
+        }
+    }
+
+    /// Queues `op` to run once on every worker of the pool, each call with a
+    /// [`BroadcastContext`] naming the worker, and returns at once. Each
+    /// call is a task: [`wait_all`](ThreadPool::wait_all) waits for it, and
+    /// its panic goes to the panic handler. When each worker runs its call
+    /// is as for [`broadcast`](ThreadPool::broadcast).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let ran = Arc::new(AtomicUsize::new(0));
+    /// let counter = ran.clone();
+    /// pool.spawn_broadcast(move |_| {
+    ///     counter.fetch_add(1, Relaxed);
+    /// });
+    /// pool.wait_all();
+    /// assert_eq!(ran.load(Relaxed), 2);
+    /// ```
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        broadcast::spawn_broadcast(&self.registry, op);
     }
 
     /// [`spawn`](ThreadPool::spawn) at the given [`Priority`].

@@ -9,6 +9,7 @@
 //! waits and the jobs they run: those cycles stay inside this folder.
 
 pub(crate) mod attention;
+pub(crate) mod broadcast;
 pub(crate) mod fifo;
 pub(crate) mod job;
 pub(crate) mod join;

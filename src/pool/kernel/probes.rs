@@ -13,6 +13,9 @@ pub static HALVES_HELPED: Probe = Probe::new();
 /// H6, H7: waits that parked on their latch alone.
 pub static WAITS_PARKED: Probe = Probe::new();
 
+/// U1: posts that woke their worker, asleep or parked.
+pub static POSTS_WOKE: Probe = Probe::new();
+
 /// H6, H7: jobs a wait took but left to the injector, not its to run.
 pub static REROUTED: Probe = Probe::new();
 

@@ -2,6 +2,7 @@
 //! sleep protocol, the task count for `wait_all` (`task_count.rs`),
 //! statistics.
 
+use super::broadcast::Mailboxes;
 use super::fifo::FifoQueues;
 use super::job::drop_payload;
 use super::job::HeapJob;
@@ -77,6 +78,8 @@ pub(crate) struct Registry {
     /// plain spawned tasks, as the sleepers' final check reads it; `None`
     /// otherwise (set by the builder, read-only after).
     pub(crate) bounded: Option<Box<[BoundedLen<JobRef>]>>,
+    /// Each worker's mailbox of jobs for it alone (U1-U3).
+    pub(crate) mailboxes: Mailboxes,
 }
 
 impl Registry {
@@ -115,6 +118,7 @@ impl Registry {
             slots_used: CachePadded::new(AtomicUsize::new(workers)),
             spares,
             bounded: None,
+            mailboxes: Mailboxes::new(workers),
         }
     }
 
@@ -256,6 +260,20 @@ impl Registry {
         }
         self.injector.push_to(|| self.submitter_node(), job);
         self.sleep.new_work();
+    }
+
+    /// U1, U3: queues `job` for worker `slot` alone and wakes that worker.
+    /// If the worker already left the pool (it shuts down), the job is
+    /// given back: the caller runs it.
+    pub(crate) fn post(&self, slot: usize, job: JobRef) -> Option<JobRef> {
+        let mut job = Some(job);
+        let posted = self.sleep.post(slot, || {
+            if let Some(job) = job.take() {
+                self.mailboxes.put(slot, job);
+            }
+        });
+        debug_assert_eq!(posted, job.is_none());
+        job
     }
 
     /// Queues a task: `body` runs on a worker, catching its own panics.

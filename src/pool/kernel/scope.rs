@@ -1,5 +1,6 @@
 //! Scoped tasks that borrow from the stack of the scope's caller.
 
+use super::broadcast::BroadcastContext;
 use super::fifo::FifoQueues;
 use super::job::drop_payload;
 use super::job::drop_quietly;
@@ -10,7 +11,7 @@ use super::spares::Blocked;
 use super::worker::WorkerThread;
 use crate::lockfree::JobHeader;
 use crate::lockfree::JobRef;
-use crate::sync::{AtomicUsize, Mutex};
+use crate::sync::{Arc, AtomicUsize, Mutex};
 use std::any::Any;
 use std::fmt;
 use std::marker::PhantomData;
@@ -76,6 +77,63 @@ impl<'s> Scope<'s> {
         self.pending.fetch_add(1, RELAXED);
         self.registry.count_task();
         self.registry.push(ScopeJob::into_job_ref(self, f));
+    }
+
+    /// Spawns a task on every worker of the pool at once: `body` runs once
+    /// on each, with a [`BroadcastContext`] that tells which. Like
+    /// [`spawn`](Scope::spawn), the scope waits for all of them.
+    ///
+    /// A worker runs its part when it next looks for work, or while it
+    /// waits in a `join` or `scope` of its own; a worker blocked outside
+    /// the pool's waits (in [`block_in_place`](crate::block_in_place), a
+    /// [`JoinHandle::join`](crate::JoinHandle::join), a lock) runs it when
+    /// it returns.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    ///
+    /// let pool = stealpool::ThreadPool::new(3);
+    /// let ran = AtomicUsize::new(0);
+    /// pool.scope(|s| {
+    ///     s.spawn_broadcast(|_, context| {
+    ///         assert_eq!(Some(context.index()), stealpool::current_thread_index());
+    ///         ran.fetch_add(1, Relaxed);
+    ///     });
+    /// });
+    /// assert_eq!(ran.into_inner(), 3);
+    /// ```
+    pub fn spawn_broadcast<F>(&self, body: F)
+    where
+        F: Fn(&Scope<'s>, BroadcastContext<'_>) + Send + Sync + 's,
+    {
+        let body = Arc::new(body);
+        let workers = self.registry.num_workers();
+        for index in 0..workers {
+            let body = Arc::clone(&body);
+            self.post(index, move |scope| {
+                body(scope, BroadcastContext::new(index, workers))
+            });
+        }
+    }
+
+    /// U3: a task of this scope for worker `slot` alone: counted as
+    /// `spawn` counts it (C1), then posted to that worker's mailbox. If the
+    /// worker already left (the pool shuts down), the caller, a task or the
+    /// body of this scope on a thread of the pool, runs it now.
+    pub(crate) fn post<F>(&self, slot: usize, f: F)
+    where
+        F: FnOnce(&Scope<'s>) + Send + 's,
+    {
+        // C1: relaxed increment, as in `spawn`.
+        self.pending.fetch_add(1, RELAXED);
+        self.registry.count_task();
+        if let Some(job) = self.registry.post(slot, ScopeJob::into_job_ref(self, f)) {
+            // U3: only a worker leaves, only at shutdown, and only once no
+            // job is left; this caller runs on a thread of the pool.
+            // SAFETY: tasks and scope bodies run on a thread of the pool.
+            let worker = unsafe { &*WorkerThread::current() };
+            worker.execute(job);
+        }
     }
 
     /// Ends the body or a task of the scope at `this`: keeps its panic, if
@@ -374,6 +432,37 @@ impl<'s> ScopeFifo<'s> {
                     .push(worker.index(), scope, job, |marker| worker.push(marker));
             }
             None => base.registry.push(job),
+        }
+    }
+
+    /// [`Scope::spawn_broadcast`] for a FIFO scope: `body` runs once on
+    /// every worker of the pool (U1-U3), and the scope waits for all of
+    /// them.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    ///
+    /// let pool = stealpool::ThreadPool::new(2);
+    /// let ran = AtomicUsize::new(0);
+    /// pool.scope_fifo(|s| s.spawn_broadcast(|_, _| {
+    ///     ran.fetch_add(1, Relaxed);
+    /// }));
+    /// assert_eq!(ran.into_inner(), 2);
+    /// ```
+    pub fn spawn_broadcast<F>(&self, body: F)
+    where
+        F: Fn(&ScopeFifo<'s>, BroadcastContext<'_>) + Send + Sync + 's,
+    {
+        let body = Arc::new(body);
+        let workers = self.base.registry.num_workers();
+        let this = FifoScopePtr(self);
+        for index in 0..workers {
+            let body = Arc::clone(&body);
+            let this = FifoScopePtr(this.0);
+            // SAFETY: the part runs while the scope waits for it (C2).
+            self.base.post(index, move |_| {
+                body(unsafe { this.get() }, BroadcastContext::new(index, workers))
+            });
         }
     }
 }

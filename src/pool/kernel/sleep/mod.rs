@@ -299,20 +299,44 @@ impl Sleep {
         }
     }
 
+    /// U1, U3: under the lock of worker `index`'s slot, unless its thread
+    /// left the pool, runs `put` (which puts a job in its mailbox) and
+    /// wakes the thread if it sleeps or parks. Returns `false`, with `put`
+    /// not run, if the thread left.
+    pub(crate) fn post(&self, index: usize, put: impl FnOnce()) -> bool {
+        let slot = &self.slots[index];
+        let mut parked = slot.lock();
+        if parked.1 {
+            return false;
+        }
+        put();
+        if slot.is_asleep() {
+            probes::POSTS_WOKE.hit();
+            self.wake_locked(slot);
+        } else if parked.0 {
+            // U2: the parked thread looks in its mailbox, then parks again.
+            probes::POSTS_WOKE.hit();
+            parked.0 = false;
+            slot.waker.notify_one();
+        }
+        true
+    }
+
     /// H6, H7: the thread of slot `index` waits for `latch` alone, with
     /// no look for work: it is not counted as sleeping, so no push wakes it
     /// for work it would not take, and only the latch's setter
-    /// (`wake_specific`) ends the wait. As in `sleep` (S6), the latch is
-    /// told under the slot's lock, so the setter's wake-up cannot come
-    /// before the wait.
-    pub(crate) fn park(&self, index: usize, latch: &CoreLatch) {
+    /// (`wake_specific`) ends the wait, or a job posted to its mailbox
+    /// (U2), which `has_mail` looks for under the lock the poster takes.
+    /// As in `sleep` (S6), the latch is told under the slot's lock, so the
+    /// setter's wake-up cannot come before the wait.
+    pub(crate) fn park(&self, index: usize, latch: &CoreLatch, has_mail: impl Fn() -> bool) {
         let slot = &self.slots[index];
         // `--cfg stealpool_bug="park_unannounced"`: the latch is checked
         // but not told, so its setter, seeing no `SLEEPING`, wakes nobody
         // (the handshake S6 and H6 rule out).
         if bug!("park_unannounced") {
             let mut parked = slot.lock();
-            if latch.probe() {
+            if latch.probe() || has_mail() {
                 return;
             }
             parked.0 = true;
@@ -322,6 +346,12 @@ impl Sleep {
             return;
         }
         let mut parked = slot.lock();
+        // U2: a job posted before this lock is seen here; one posted after
+        // finds the thread parked and wakes it. `--cfg
+        // stealpool_bug="mail_unchecked"` parks without the look.
+        if !bug!("mail_unchecked") && has_mail() {
+            return;
+        }
         if !latch.fall_asleep() {
             return;
         }
@@ -417,6 +447,10 @@ impl Sleep {
                 return Wake::Searching;
             }
             Leave::Exit { release } => {
+                // U3: a worker that leaves is posted nothing after this.
+                if !spare {
+                    guard.1 = true;
+                }
                 slot.set_asleep(false);
                 // S1: leave the pool: no longer sleeping, not searching.
                 self.change(ONE_SLEEPING.wrapping_neg());

@@ -24,13 +24,14 @@ pub(super) struct SlotSleep {
 /// What a slot's lock guards besides the writes of its flag: whether the
 /// slot's thread waits for one latch alone (H6, H7), not counted as
 /// sleeping: the work that `new_work` wakes sleepers for is not work it
-/// would take.
-pub(super) struct Parked(pub(super) bool);
+/// would take; and (`.1`) whether a worker's thread left the pool for
+/// good, after which nothing is posted to its mailbox (U3).
+pub(super) struct Parked(pub(super) bool, pub(super) bool);
 
 impl SlotSleep {
     pub(super) fn new() -> Self {
         SlotSleep {
-            lock: Mutex::new(Parked(false)),
+            lock: Mutex::new(Parked(false, false)),
             waker: Condvar::new(),
             asleep: AtomicBool::new(false),
         }

@@ -16,11 +16,28 @@ impl WorkerThread {
     /// otherwise level by level (V3), an overdue level first (V5), over the
     /// levels ever used.
     pub(super) fn find_work(&self) -> Option<(JobRef, Priority)> {
+        // U2: a job posted to this worker alone comes first: nobody else
+        // may run it, and its poster may be waiting for it.
+        if let Some(job) = self.take_mail() {
+            return Some((job, Priority::Normal));
+        }
         let used = self.registry.priority.in_use();
         if used.any() {
             return self.find_work_by_level(used);
         }
         self.find_normal().map(|job| (job, Priority::Normal))
+    }
+
+    /// U2: the oldest job posted to this worker's mailbox, if any (a
+    /// spare's slot has none).
+    #[inline]
+    pub(super) fn take_mail(&self) -> Option<JobRef> {
+        self.registry.mailboxes.take(self.index)
+    }
+
+    /// Whether this worker's mailbox holds a job (U2).
+    pub(super) fn has_mail(&self) -> bool {
+        !bug!("mail_unchecked") && self.registry.mailboxes.has_mail(self.index)
     }
 
     /// Own deques, then the injector, then the other workers' deques, then

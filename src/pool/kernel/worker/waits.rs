@@ -40,6 +40,13 @@ impl WorkerThread {
         self.wait_helping(latch, || self.take_scope_task(scope));
     }
 
+    /// U2: waits for `latch` with a spare already standing in (the caller
+    /// holds its `Blocked`), running only the jobs posted to this worker
+    /// alone, and parking between them: a cross-pool `install`.
+    pub(crate) fn wait_serving_mail(&self, latch: &CoreLatch) {
+        self.wait_helping(latch, || None);
+    }
+
     /// Runs what `take` finds until `latch` is set; when it finds nothing,
     /// backs off as an idle search does, then parks (H6, H7).
     // Under the model checkers `WAIT_ROUNDS` is 0, and the test never holds.
@@ -47,7 +54,16 @@ impl WorkerThread {
     pub(super) fn wait_helping(&self, latch: &CoreLatch, take: impl Fn() -> Option<JobRef>) {
         let mut round = 0;
         while !latch.probe() {
-            if let Some(job) = take() {
+            // U2: a job posted to this worker alone runs here too, on top
+            // of the wait: only this thread may run it, and its poster may
+            // wait for it. `--cfg stealpool_bug="wait_ignores_mail"` leaves
+            // it for after the wait.
+            let mail = if bug!("wait_ignores_mail") {
+                None
+            } else {
+                self.take_mail()
+            };
+            if let Some(job) = mail.or_else(&take) {
                 self.execute(job);
                 round = 0;
             } else if round < WAIT_ROUNDS {
@@ -63,7 +79,8 @@ impl WorkerThread {
                 // W1: the pool keeps its strength while this thread waits.
                 probes::WAITS_PARKED.hit();
                 let blocked = Blocked::enter(self);
-                self.registry.sleep.park(self.index, latch);
+                let has_mail = || !bug!("wait_ignores_mail") && self.has_mail();
+                self.registry.sleep.park(self.index, latch, has_mail);
                 drop(blocked);
             }
         }
@@ -213,7 +230,7 @@ impl WorkerThread {
                 self.index,
                 searching,
                 latch,
-                || registry.has_work(),
+                || registry.has_work() || self.has_mail(),
                 || registry.is_terminating(),
             ) {
                 Wake::Exit => return false,
