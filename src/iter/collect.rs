@@ -8,6 +8,7 @@
 //! a collection of its own and joins them in order.
 
 use super::plumbing::{bridge, Consumer, Folder, Reducer, UnindexedConsumer};
+use super::Either;
 use super::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
 };
@@ -369,6 +370,49 @@ where
     from_a.par_extend(all_a);
     from_b.par_extend(all_b);
     (from_a, from_b)
+}
+
+/// `partition_map`'s end: each piece sorts its items into two vectors,
+/// the pieces' vectors are joined in order, and each side extends its
+/// collection in parallel, as [`unzip`] does.
+pub(super) fn partition_map<I, A, B, L, R>(par_iter: I) -> (A, B)
+where
+    I: ParallelIterator<Item = Either<L, R>>,
+    A: Default + Send + ParallelExtend<L>,
+    B: Default + Send + ParallelExtend<R>,
+    L: Send,
+    R: Send,
+{
+    let pieces: LinkedList<Sides<L, R>> = collect_pieces(par_iter);
+    let (mut all_left, mut all_right) = (Vec::new(), Vec::new());
+    for Sides(mut left, mut right) in pieces {
+        all_left.append(&mut left);
+        all_right.append(&mut right);
+    }
+    let (mut left, mut right) = (A::default(), B::default());
+    left.par_extend(all_left);
+    right.par_extend(all_right);
+    (left, right)
+}
+
+/// One piece of `partition_map`: its `Left` values and its `Right` ones.
+struct Sides<L, R>(Vec<L>, Vec<R>);
+
+impl<L, R> Default for Sides<L, R> {
+    fn default() -> Self {
+        Sides(Vec::new(), Vec::new())
+    }
+}
+
+impl<L, R> Extend<Either<L, R>> for Sides<L, R> {
+    fn extend<T: IntoIterator<Item = Either<L, R>>>(&mut self, iter: T) {
+        for item in iter {
+            match item {
+                Either::Left(left) => self.0.push(left),
+                Either::Right(right) => self.1.push(right),
+            }
+        }
+    }
 }
 
 /// Collects the `Ok` values, or returns an `Err` if any item is one: as

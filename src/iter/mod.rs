@@ -21,6 +21,36 @@
 //!
 //! The [`plumbing`] module has the producer and consumer traits that the
 //! iterators are built from.
+//!
+//! # Rayon's names not here yet
+//!
+//! The names of rayon 1.12's `prelude`, `iter`, `slice` and `str` are
+//! here, with rayon's signatures, but for these (all in this module:
+//! there are no `stealpool::slice` or `stealpool::str` modules, so the
+//! slices' types whose names the adapters or the strings also use are
+//! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, ...):
+//!
+//! - `ParallelIterator::intersperse`, `IndexedParallelIterator::interleave`
+//!   and `interleave_shortest`: each needs a producer that splits two
+//!   bases (or one and a separator) at once; not written yet.
+//! - `IndexedParallelIterator::by_exponential_blocks` and
+//!   `by_uniform_blocks`: they drive a consumer block by block in order,
+//!   a driver of their own; not written yet.
+//! - Strings: `par_split`, `par_split_inclusive`, `par_split_terminator`,
+//!   `par_split_ascii_whitespace`, `par_matches`, `par_match_indices`,
+//!   and rayon's `str::Pattern` they take. Not written yet: each is an
+//!   unindexed producer cutting at a separator, as `par_lines` does.
+//! - `ParallelDrainRange` and `ParallelDrainFull` (`par_drain`), `split`,
+//!   `walk_tree` and its kin, and `MultiZip` (`(a, b, c).into_par_iter()`):
+//!   not written yet.
+//! - Ranges of `i128`, `u128` and `char`: the ranges are of the integer
+//!   types up to 64 bits.
+//! - `fold_chunks` gathers each chunk in a `Vec` before folding it,
+//!   where rayon's folds in place: same results, one allocation per chunk.
+//!
+//! Beyond rayon's names: [`Try`] names the types the `try_*` methods
+//! take (rayon's is private), and [`Either`] is the `either` crate's, as
+//! rayon's is.
 
 // The engine under every data-parallel call: the pool a call forks on,
 // the adaptive splitter, the sorts, and the `ThreadPool` loops. The
@@ -42,20 +72,31 @@ pub mod plumbing;
 mod range;
 mod reduce;
 mod slice;
+mod slice_chunks;
+mod slice_split;
+mod sources;
 mod string;
+mod try_reduce;
 mod vec;
 
 pub use adapters::{
-    Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MapInit, MapWith, MinLen,
-    Rev, Skip, Take, WhileSome, Zip,
+    Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold,
+    FoldChunks, FoldChunksWith, FoldWith, Inspect, Map, MapInit, MapWith, MaxLen, MinLen, PanicFuse,
+    Positions, Rev, Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny, TakeAnyWhile, TryFold, TryFoldWith,
+    Update, WhileSome, Zip, ZipEq,
 };
+pub use either::Either;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
 pub use slice::{
-    Chunks as SliceChunks, ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut,
-    ParallelSlice, ParallelSliceMut, Windows,
+    ChunkBy, ChunkByMut, Chunks as SliceChunks, ChunksExact, ChunksExactMut, ChunksMut as SliceChunksMut,
+    Iter as SliceIter, IterMut as SliceIterMut, ParallelSlice, ParallelSliceMut, RChunks, RChunksExact,
+    RChunksExactMut, RChunksMut, Split as SliceSplit, SplitInclusive as SliceSplitInclusive,
+    SplitInclusiveMut as SliceSplitInclusiveMut, SplitMut as SliceSplitMut, Windows,
 };
-pub use string::{Lines, ParallelString, SplitWhitespace};
+pub use sources::{empty, once, repeat, repeat_n, repeatn, Empty, Once, Repeat, RepeatN};
+pub use string::{Bytes, CharIndices, Chars, EncodeUtf16, Lines, ParallelString, SplitWhitespace};
+pub use try_reduce::Try;
 pub use vec::IntoIter as VecIntoIter;
 
 mod indexed;

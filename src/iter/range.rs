@@ -54,16 +54,37 @@ struct InclusiveProducer<T> {
     range: RangeInclusive<T>,
 }
 
+// One impl for every `Range<T>`, not one per integer type: the iterator's
+// type is then `Iter<T>` before `T` is known, so `(1..10).into_par_iter()
+// .chunks(3)` type-checks with an integer literal whose type is fixed later
+// (by a `collect::<Vec<Vec<i32>>>()`, or the `i32` fallback), as with
+// rayon. One impl per type made the result a projection that method calls
+// cannot look into (E0282).
+impl<T> IntoParallelIterator for Range<T>
+where
+    Iter<T>: ParallelIterator,
+{
+    type Iter = Iter<T>;
+    type Item = <Iter<T> as ParallelIterator>::Item;
+    fn into_par_iter(self) -> Iter<T> {
+        Iter { range: self }
+    }
+}
+
+// As for `Range`.
+impl<T> IntoParallelIterator for RangeInclusive<T>
+where
+    InclusiveIter<T>: ParallelIterator,
+{
+    type Iter = InclusiveIter<T>;
+    type Item = <InclusiveIter<T> as ParallelIterator>::Item;
+    fn into_par_iter(self) -> InclusiveIter<T> {
+        InclusiveIter { range: self }
+    }
+}
+
 macro_rules! indexed_range {
     ($($t:ty => $unsigned:ty),* $(,)?) => {$(
-        impl IntoParallelIterator for Range<$t> {
-            type Iter = Iter<$t>;
-            type Item = $t;
-            fn into_par_iter(self) -> Iter<$t> {
-                Iter { range: self }
-            }
-        }
-
         impl ParallelIterator for Iter<$t> {
             type Item = $t;
 
@@ -90,14 +111,6 @@ macro_rules! indexed_range {
             fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
                 let range = if self.range.start < self.range.end { self.range } else { self.range.start..self.range.start };
                 callback.callback(RangeProducer { range })
-            }
-        }
-
-        impl IntoParallelIterator for RangeInclusive<$t> {
-            type Iter = InclusiveIter<$t>;
-            type Item = $t;
-            fn into_par_iter(self) -> InclusiveIter<$t> {
-                InclusiveIter { range: self }
             }
         }
 

@@ -1,6 +1,11 @@
 //! Strings as parallel iterators: [`par_split_whitespace`](ParallelString::par_split_whitespace)
-//! and [`par_lines`](ParallelString::par_lines). A piece of text is split
-//! at a separator near its middle, so no word or line is cut in two.
+//! and [`par_lines`](ParallelString::par_lines), where a piece of text is
+//! split at a separator near its middle, so no word or line is cut in
+//! two; and [`par_chars`](ParallelString::par_chars),
+//! [`par_char_indices`](ParallelString::par_char_indices),
+//! [`par_bytes`](ParallelString::par_bytes) and
+//! [`par_encode_utf16`](ParallelString::par_encode_utf16), where it is
+//! split at the character boundary nearest its middle.
 
 use super::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use super::ParallelIterator;
@@ -51,6 +56,59 @@ pub trait ParallelString {
     /// ```
     fn par_lines(&self) -> Lines<'_> {
         Lines {
+            text: self.as_parallel_string(),
+        }
+    }
+
+    /// The characters, in order, as [`str::chars`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// assert_eq!("héllo".par_chars().filter(|c| c.is_ascii()).count(), 4);
+    /// ```
+    fn par_chars(&self) -> Chars<'_> {
+        Chars {
+            text: self.as_parallel_string(),
+        }
+    }
+
+    /// The characters with their byte positions, as [`str::char_indices`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let v: Vec<(usize, char)> = "hé!".par_char_indices().collect();
+    /// assert_eq!(v, [(0, 'h'), (1, 'é'), (3, '!')]);
+    /// ```
+    fn par_char_indices(&self) -> CharIndices<'_> {
+        CharIndices {
+            text: self.as_parallel_string(),
+        }
+    }
+
+    /// The bytes, as [`str::bytes`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// assert_eq!("abc".par_bytes().map(u32::from).sum::<u32>(), 294);
+    /// ```
+    fn par_bytes(&self) -> Bytes<'_> {
+        Bytes {
+            text: self.as_parallel_string(),
+        }
+    }
+
+    /// The UTF-16 code units, as [`str::encode_utf16`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// assert_eq!("a😀".par_encode_utf16().count(), 3);
+    /// ```
+    fn par_encode_utf16(&self) -> EncodeUtf16<'_> {
+        EncodeUtf16 {
             text: self.as_parallel_string(),
         }
     }
@@ -199,3 +257,138 @@ impl<'a> ParallelIterator for Lines<'a> {
         bridge_unindexed(Text::<LineBreaks>::new(self.text), consumer)
     }
 }
+
+/// What a piece of text split at character boundaries yields.
+trait Scan {
+    /// The items.
+    type Item;
+    /// Feeds the items of `text`, which starts at byte `offset` of the
+    /// whole string, to `folder`.
+    fn fold<F: Folder<Self::Item>>(text: &str, offset: usize, folder: F) -> F;
+}
+
+/// A piece of text, `offset` bytes into the whole, split at the character
+/// boundary nearest its middle: the producer of the four iterators below.
+struct Span<'a, K> {
+    text: &'a str,
+    offset: usize,
+    kind: PhantomData<K>,
+}
+
+impl<K: Scan<Item: Send> + Send> UnindexedProducer for Span<'_, K> {
+    type Item = K::Item;
+
+    fn split(self) -> (Self, Option<Self>) {
+        if self.text.len() < MIN_SPLIT {
+            return (self, None);
+        }
+        // A piece of at least `MIN_SPLIT` bytes has a boundary strictly
+        // inside it within 3 bytes of the middle.
+        let mut mid = self.text.len() / 2;
+        while !self.text.is_char_boundary(mid) {
+            mid += 1;
+        }
+        let (left, right) = self.text.split_at(mid);
+        let kind = PhantomData;
+        let right = Span {
+            text: right,
+            offset: self.offset + mid,
+            kind,
+        };
+        (
+            Span {
+                text: left,
+                offset: self.offset,
+                kind,
+            },
+            Some(right),
+        )
+    }
+
+    fn fold_with<F: Folder<K::Item>>(self, folder: F) -> F {
+        K::fold(self.text, self.offset, folder)
+    }
+}
+
+/// Declares a string iterator over a [`Scan`] kind.
+macro_rules! scan_iterator {
+    ($(#[$doc:meta])* $name:ident, $kind:ident, item $item:ty, fold |$text:ident, $offset:ident| $body:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $name<'a> {
+            text: &'a str,
+        }
+
+        /// The kind of [`Span`] of the iterator of the same name.
+        struct $kind;
+
+        impl Scan for $kind {
+            type Item = $item;
+            fn fold<F: Folder<$item>>($text: &str, $offset: usize, folder: F) -> F {
+                folder.consume_iter($body)
+            }
+        }
+
+        impl ParallelIterator for $name<'_> {
+            type Item = $item;
+
+            fn drive_unindexed<C: UnindexedConsumer<$item>>(self, consumer: C) -> C::Result {
+                let span = Span::<$kind> {
+                    text: self.text,
+                    offset: 0,
+                    kind: PhantomData,
+                };
+                bridge_unindexed(span, consumer)
+            }
+        }
+    };
+}
+
+scan_iterator!(
+    /// The iterator of [`par_chars`](ParallelString::par_chars).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let c: stealpool::iter::Chars<'_> = "ab".par_chars();
+    /// assert_eq!(c.collect::<String>(), "ab");
+    /// ```
+    Chars, CharsKind, item char, fold |text, _offset| text.chars()
+);
+
+scan_iterator!(
+    /// The iterator of [`par_char_indices`](ParallelString::par_char_indices).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let c: stealpool::iter::CharIndices<'_> = "ab".par_char_indices();
+    /// assert_eq!(c.map(|(i, _)| i).sum::<usize>(), 1);
+    /// ```
+    CharIndices, CharIndicesKind, item (usize, char),
+    fold |text, offset| text.char_indices().map(move |(i, c)| (offset + i, c))
+);
+
+scan_iterator!(
+    /// The iterator of [`par_bytes`](ParallelString::par_bytes).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let b: stealpool::iter::Bytes<'_> = "é".par_bytes();
+    /// assert_eq!(b.count(), 2);
+    /// ```
+    Bytes, BytesKind, item u8, fold |text, _offset| text.bytes()
+);
+
+scan_iterator!(
+    /// The iterator of [`par_encode_utf16`](ParallelString::par_encode_utf16).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let u: stealpool::iter::EncodeUtf16<'_> = "é".par_encode_utf16();
+    /// assert_eq!(u.collect::<Vec<_>>(), [0xe9]);
+    /// ```
+    EncodeUtf16, EncodeUtf16Kind, item u16, fold |text, _offset| text.encode_utf16()
+);

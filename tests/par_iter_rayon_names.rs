@@ -1,0 +1,794 @@
+#![cfg(not(any(feature = "loom", feature = "shuttle")))]
+//! The names of rayon's iterators added for issue 47, against the
+//! sequential std iterators on pools of 1 and 2 workers, with their
+//! panics, and each checked to run its pieces on both workers of a pool
+//! of 2: `ParallelIterator`'s `try_*` family over `Option`, `Result` and
+//! `ControlFlow`, `flatten(_iter)`, `fold_with`, `inspect`, `update`,
+//! `find_map_*`, `partition(_map)`, `collect_vec_list`, `panic_fuse` and
+//! the `*_any` gates; `IndexedParallelIterator`'s `position_first`/`_last`,
+//! `positions`, `step_by`, `zip_eq`, `fold_chunks(_with)`,
+//! `with_max_len`, the comparisons and `unzip_into_vecs`; the sources
+//! `empty`, `once`, `repeat` and `repeat_n`; the slices'
+//! `par_chunks_exact`, `par_rchunks` and `par_rchunks_exact` (and
+//! `_mut`), `par_split(_inclusive)(_mut)`, `par_chunk_by(_mut)` and
+//! `par_sort_by_cached_key`; and the strings' `par_chars`, `par_char_indices`,
+//! `par_bytes` and `par_encode_utf16`.
+
+use std::collections::HashSet;
+use std::ops::ControlFlow::{self, Break, Continue};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use stealpool::iter::Either;
+use stealpool::prelude::*;
+use stealpool::{current_thread_index, ThreadPool};
+
+mod common;
+use common::par_iter::{data, on_pools, SIZES};
+use common::{message, quiet_expected_panics, quiet_expected_panics_or, wait_for, EXPECTED};
+
+#[test]
+fn try_methods_match_std() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            // No short-circuit: the sum, as `try_fold` gives it.
+            let sum: u64 = v.iter().sum();
+            let checked = v
+                .par_iter()
+                .map(|&x| Some(x))
+                .try_reduce(|| 0, |a, b| a.checked_add(b));
+            assert_eq!(checked, Some(sum));
+            let with = v
+                .par_iter()
+                .map(|&x| Ok::<u64, ()>(x))
+                .try_reduce_with(|a, b| Ok(a + b));
+            assert_eq!(with, (n > 0).then_some(Ok(sum)));
+            let folded = v
+                .par_iter()
+                .try_fold(|| 0u64, |a, &x| a.checked_add(x))
+                .try_reduce(|| 0, |a, b| a.checked_add(b));
+            assert_eq!(folded, Some(sum));
+            let folded_with = v
+                .par_iter()
+                .try_fold_with(0u64, |a, &x| Ok::<u64, u64>(a + x))
+                .collect::<Vec<_>>();
+            assert_eq!(folded_with.iter().map(|r| r.unwrap()).sum::<u64>(), sum);
+            let all_ok: Result<(), u64> = v
+                .par_iter()
+                .try_for_each(|&x| if x < 1_000 { Ok(()) } else { Err(x) });
+            assert_eq!(all_ok, Ok(()));
+            // A short-circuit: a value that is one, whichever is met.
+            let err = v
+                .par_iter()
+                .try_for_each(|&x| if x % 7 != 3 { Ok(()) } else { Err(x) });
+            assert_eq!(err.is_err(), v.iter().any(|x| x % 7 == 3));
+            assert!(err.err().is_none_or(|x| x % 7 == 3));
+            let flow: ControlFlow<u64> =
+                v.par_iter()
+                    .try_for_each(|&x| if x != 999 { Continue(()) } else { Break(x) });
+            assert_eq!(flow.is_break(), v.contains(&999));
+            let none = v.par_iter().try_for_each(|&x| (x != 500).then_some(()));
+            assert_eq!(none.is_none(), v.contains(&500));
+            // A fold that overflows in some piece: `None` from that piece,
+            // and so from the whole, as sequentially (the terms are not
+            // negative, so a piece overflows if and only if the total does).
+            let small = |a: u8, x: &u64| a.checked_add(*x as u8 % 4);
+            let folded = v
+                .par_iter()
+                .try_fold(|| 0u8, small)
+                .try_reduce(|| 0, u8::checked_add);
+            assert_eq!(folded, v.iter().try_fold(0u8, small));
+            // `_with` and `_init`: state per piece, every item seen once.
+            let seen = AtomicUsize::new(0);
+            let r: Result<(), ()> = v.par_iter().try_for_each_with(&seen, |s, _| {
+                s.fetch_add(1, SeqCst);
+                Ok(())
+            });
+            assert_eq!((r, seen.load(SeqCst)), (Ok(()), v.len()));
+            let r: Option<()> = v.par_iter().try_for_each_init(Vec::new, |buf, &x| {
+                buf.push(x);
+                Some(())
+            });
+            assert_eq!(r, Some(()));
+        }
+        // Every piece stops after a short-circuit: over 2^64 items, this
+        // returns only if they do.
+        let r = (0..u64::MAX)
+            .into_par_iter()
+            .try_for_each(|x| if x < 100 { Ok(()) } else { Err(x) });
+        assert!(r.is_err());
+    });
+}
+
+#[test]
+fn new_adapters_match_std() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            let rows: Vec<Vec<u64>> = v.chunks(5).map(<[u64]>::to_vec).collect();
+            let flat: Vec<u64> = rows.iter().flatten().copied().collect();
+            assert_eq!(rows.clone().into_par_iter().flatten().collect::<Vec<_>>(), flat);
+            assert_eq!(
+                rows.clone().into_par_iter().flatten_iter().collect::<Vec<_>>(),
+                flat
+            );
+            let inspected = AtomicUsize::new(0);
+            let doubled: Vec<u64> = v
+                .par_iter()
+                .map(|x| x * 2)
+                .inspect(|x| _ = inspected.fetch_add(*x as usize, SeqCst))
+                .collect();
+            assert_eq!(doubled, v.iter().map(|x| x * 2).collect::<Vec<_>>());
+            assert_eq!(
+                inspected.load(SeqCst) as u64,
+                v.iter().map(|x| x * 2).sum::<u64>()
+            );
+            // Indexed through both: `rev` and `zip` see their items in place.
+            let updated: Vec<u64> = v.par_iter().copied().update(|x| *x += 1).rev().collect();
+            assert_eq!(updated, v.iter().rev().map(|x| x + 1).collect::<Vec<_>>());
+            assert_eq!(v.par_iter().inspect(|_| ()).zip(0..n).len(), v.len());
+            let parse = |x: &u64| (x % 3 == 0).then_some(x / 3);
+            let some: Vec<u64> = v.iter().filter_map(parse).collect();
+            assert_eq!(v.par_iter().find_map_first(parse), some.first().copied());
+            assert_eq!(v.par_iter().find_map_last(parse), some.last().copied());
+            assert!(v.par_iter().find_map_any(parse).is_none_or(|x| some.contains(&x)));
+            assert_eq!(v.par_iter().find_map_any(parse).is_some(), !some.is_empty());
+            let (even, odd): (Vec<u64>, Vec<u64>) = v.par_iter().copied().partition(|x| *x % 2 == 0);
+            let (s_even, s_odd): (Vec<u64>, Vec<u64>) = v.iter().partition(|x| *x % 2 == 0);
+            assert_eq!((even, odd), (s_even, s_odd));
+            let (small, big): (Vec<u64>, HashSet<String>) = v.par_iter().partition_map(|&x| {
+                if x < 500 {
+                    Either::Left(x)
+                } else {
+                    Either::Right(x.to_string())
+                }
+            });
+            assert_eq!(small, v.iter().copied().filter(|x| *x < 500).collect::<Vec<_>>());
+            assert_eq!(big, v.iter().filter(|x| **x >= 500).map(u64::to_string).collect());
+            let folded: Vec<u64> = v.par_iter().fold_with(0u64, |a, x| a + x).collect();
+            assert_eq!(folded.iter().sum::<u64>(), v.iter().sum());
+            let list = v.par_iter().copied().collect_vec_list();
+            assert_eq!(list.into_iter().flatten().collect::<Vec<_>>(), v);
+            assert_eq!(v.par_iter().panic_fuse().copied().collect::<Vec<_>>(), v);
+            assert_eq!(
+                v.par_iter().copied().filter(|_| true).panic_fuse().sum::<u64>(),
+                v.iter().sum()
+            );
+        }
+    });
+}
+
+#[test]
+fn any_gates_pass_the_promised_items() {
+    on_pools(|| {
+        for n in SIZES {
+            let v: Vec<u64> = (0..n).collect();
+            for k in [0, 1, 5, n as usize, n as usize + 3] {
+                let taken: Vec<u64> = v.par_iter().copied().take_any(k).collect();
+                assert_eq!(taken.len(), k.min(v.len()));
+                assert_eq!(taken.iter().collect::<HashSet<_>>().len(), taken.len());
+                let rest: Vec<u64> = v.par_iter().copied().skip_any(k).collect();
+                assert_eq!(rest.len(), v.len().saturating_sub(k));
+                assert_eq!(rest.iter().collect::<HashSet<_>>().len(), rest.len());
+                // Unindexed bases too.
+                assert_eq!(v.par_iter().filter(|_| true).take_any(k).count(), k.min(v.len()));
+            }
+            let small: Vec<u64> = v.par_iter().copied().take_any_while(|x| *x < n / 2).collect();
+            assert!(small.iter().all(|x| *x < n / 2));
+            let rest: Vec<u64> = v.par_iter().copied().skip_any_while(|x| *x < n / 2).collect();
+            assert!((n / 2..n).all(|x| rest.contains(&x)));
+        }
+        // Stops early: take_any over a range that would never end.
+        assert_eq!((0..u64::MAX).into_par_iter().take_any(100).count(), 100);
+        assert!((0..u64::MAX).into_par_iter().take_any_while(|x| *x < 100).count() <= 100);
+    });
+}
+
+#[test]
+fn indexed_methods_match_std() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            let is = |x: &u64| x % 10 == 3;
+            assert_eq!(v.par_iter().position_first(is), v.iter().position(is));
+            assert_eq!(v.par_iter().position_last(is), v.iter().rposition(is));
+            assert!(v.par_iter().position_any(is).is_none_or(|i| is(&v[i])));
+            let at: Vec<usize> = v
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| is(x))
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(v.par_iter().positions(is).collect::<Vec<_>>(), at);
+            for step in [1, 2, 3, 7, 1_000, 5_000] {
+                let stepped: Vec<u64> = v.iter().step_by(step).copied().collect();
+                assert_eq!(v.par_iter().step_by(step).copied().collect::<Vec<_>>(), stepped);
+                assert_eq!(v.par_iter().step_by(step).len(), stepped.len());
+                // Indexed below other adapters, and backwards.
+                let en: Vec<(usize, u64)> = v.iter().step_by(step).copied().enumerate().rev().collect();
+                assert_eq!(
+                    v.par_iter()
+                        .copied()
+                        .step_by(step)
+                        .enumerate()
+                        .rev()
+                        .collect::<Vec<_>>(),
+                    en
+                );
+                for size in [1, 4, 1_000] {
+                    let sums: Vec<u64> = v.chunks(size).map(|c| c.iter().sum()).collect();
+                    let got: Vec<u64> = v
+                        .par_iter()
+                        .step_by(1)
+                        .fold_chunks(size, || 0, |a, x| a + x)
+                        .collect();
+                    assert_eq!(got, sums);
+                    let counts: Vec<usize> = v.chunks(size).map(<[u64]>::len).collect();
+                    assert_eq!(
+                        v.par_iter()
+                            .fold_chunks_with(size, 0, |a, _| a + 1)
+                            .collect::<Vec<_>>(),
+                        counts
+                    );
+                }
+            }
+            let pairs: Vec<(u64, u64)> = v.iter().copied().zip(0..n).collect();
+            assert_eq!(v.par_iter().copied().zip_eq(0..n).collect::<Vec<_>>(), pairs);
+            let (mut a, mut b) = (vec![7], vec![8, 9]);
+            v.par_iter().map(|&x| (x, x + 1)).unzip_into_vecs(&mut a, &mut b);
+            assert_eq!(a, v);
+            assert_eq!(b, v.iter().map(|x| x + 1).collect::<Vec<_>>());
+            // Comparisons, against shorter, longer and changed copies.
+            let mut changed = v.clone();
+            if let Some(last) = changed.last_mut() {
+                *last += 1;
+            }
+            let shorter = &v[..v.len().saturating_sub(1)];
+            for other in [&v[..], &changed[..], shorter] {
+                assert_eq!(v.par_iter().cmp(other), v.iter().cmp(other));
+                assert_eq!(v.par_iter().partial_cmp(other), v.iter().partial_cmp(other));
+                assert_eq!(v.par_iter().eq(other), v.iter().eq(other));
+                assert_eq!(v.par_iter().ne(other), v.iter().ne(other));
+                assert_eq!(v.par_iter().lt(other), v.iter().lt(other));
+                assert_eq!(v.par_iter().le(other), v.iter().le(other));
+                assert_eq!(v.par_iter().gt(other), v.iter().gt(other));
+                assert_eq!(v.par_iter().ge(other), v.iter().ge(other));
+            }
+            let nan = [f64::NAN];
+            assert_eq!(nan.par_iter().partial_cmp(&nan), None);
+            // `with_max_len`: every piece at most `max` long, through
+            // adapters, unless `with_min_len` asks for more.
+            let longest = |pieces: Vec<usize>| pieces.into_iter().max().unwrap_or(0);
+            let lens = v
+                .par_iter()
+                .with_max_len(10)
+                .map(|x| x + 1)
+                .fold(|| 0, |n, _| n + 1)
+                .collect();
+            assert!(longest(lens) <= 10);
+            let lens = v
+                .par_iter()
+                .with_max_len(10)
+                .zip(0..n)
+                .fold(|| 0, |n, _| n + 1)
+                .collect();
+            assert!(longest(lens) <= 10);
+            let lens = v
+                .par_iter()
+                .with_max_len(10)
+                .with_min_len(100)
+                .fold(|| 0, |n, _| n + 1)
+                .collect();
+            assert!(v.len() < 200 || longest(lens) >= 100);
+            assert_eq!(v.par_iter().with_max_len(3).copied().collect::<Vec<_>>(), v);
+        }
+    });
+}
+
+#[test]
+fn indexed_methods_panic_as_documented() {
+    quiet_expected_panics_or(|p| {
+        message(p).is_some_and(|m| m.contains("must not be zero") || m.contains("different lengths"))
+    });
+    let zero_step = panic::catch_unwind(|| (0..3u8).into_par_iter().step_by(0).count());
+    assert!(message(&*zero_step.unwrap_err())
+        .unwrap()
+        .contains("must not be zero"));
+    let zero_chunk = panic::catch_unwind(|| (0..3u8).into_par_iter().fold_chunks(0, || 0, |a, _| a).count());
+    assert!(message(&*zero_chunk.unwrap_err())
+        .unwrap()
+        .contains("must not be zero"));
+    let unequal = panic::catch_unwind(|| (0..3u8).into_par_iter().zip_eq(0..4u8).count());
+    assert!(message(&*unequal.unwrap_err())
+        .unwrap()
+        .contains("different lengths"));
+    // A panic in a fold of a chunk reaches the caller.
+    quiet_expected_panics();
+    let result = panic::catch_unwind(|| {
+        (0..1_000u32)
+            .into_par_iter()
+            .fold_chunks(
+                7,
+                || 0,
+                |a, x| {
+                    assert!(x != 500, "{EXPECTED}");
+                    a + x
+                },
+            )
+            .count()
+    });
+    assert!(message(&*result.unwrap_err()).unwrap().contains(EXPECTED));
+}
+
+#[test]
+fn sources_match_std() {
+    use stealpool::iter::{empty, once, repeat, repeat_n, repeatn};
+    on_pools(|| {
+        assert_eq!(empty::<u8>().collect::<Vec<_>>(), []);
+        assert_eq!(empty::<u8>().rev().enumerate().count(), 0);
+        assert_eq!(empty::<u8>().zip(0..5u8).len(), 0);
+        assert_eq!(
+            once(4u8).chain(empty()).chain(once(5)).collect::<Vec<_>>(),
+            [4, 5]
+        );
+        assert_eq!(once('a').zip(0..9u8).rev().collect::<Vec<_>>(), [('a', 0)]);
+        for n in [0usize, 1, 2, 7, 1_000, 3_001] {
+            let s = String::from("ab");
+            let expected: Vec<String> = std::iter::repeat_n(s.clone(), n).collect();
+            assert_eq!(repeat_n(s.clone(), n).collect::<Vec<_>>(), expected);
+            assert_eq!(repeatn(s.clone(), n).rev().collect::<Vec<_>>(), expected);
+            assert_eq!(repeat(s.clone()).take(n).len(), n);
+            let zipped: Vec<(usize, u64)> = repeat(n).zip(0..n as u64).collect();
+            assert_eq!(zipped, (0..n as u64).map(|i| (n, i)).collect::<Vec<_>>());
+            let en: Vec<(usize, u8)> = repeat_n(1u8, n).enumerate().skip(n / 2).collect();
+            assert_eq!(
+                en,
+                std::iter::repeat_n(1u8, n)
+                    .enumerate()
+                    .skip(n / 2)
+                    .collect::<Vec<_>>()
+            );
+        }
+        // Endless: stopped by the consumer.
+        assert_eq!(repeat(3u8).take_any(1_000).count(), 1_000);
+        assert_eq!(repeat(3u8).find_any(|x| *x == 3), Some(3));
+        assert!(repeat(3u8).map(|x| x + 1).any(|x| x == 4));
+    });
+}
+
+#[test]
+fn slice_chunk_iterators_match_std() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            for size in [1, 2, 3, 7, 1_000, 5_000] {
+                let exact = v.par_chunks_exact(size);
+                assert_eq!(exact.remainder(), v.chunks_exact(size).remainder());
+                assert_eq!(exact.len(), v.chunks_exact(size).len());
+                assert_eq!(
+                    exact.collect::<Vec<_>>(),
+                    v.chunks_exact(size).collect::<Vec<_>>()
+                );
+                assert_eq!(
+                    v.par_rchunks(size).collect::<Vec<_>>(),
+                    v.rchunks(size).collect::<Vec<_>>()
+                );
+                let rexact = v.par_rchunks_exact(size);
+                assert_eq!(rexact.remainder(), v.rchunks_exact(size).remainder());
+                assert_eq!(
+                    rexact.collect::<Vec<_>>(),
+                    v.rchunks_exact(size).collect::<Vec<_>>()
+                );
+                // Backwards and numbered: split keeps each chunk at its index.
+                let back: Vec<(usize, &[u64])> = v.rchunks(size).rev().enumerate().collect();
+                assert_eq!(v.par_rchunks(size).rev().enumerate().collect::<Vec<_>>(), back);
+                let back: Vec<&[u64]> = v.chunks_exact(size).rev().collect();
+                assert_eq!(v.par_chunks_exact(size).rev().collect::<Vec<_>>(), back);
+                // Mutable: each chunk filled with its index, as sequentially.
+                type Fill = fn(&mut [u64], usize);
+                let cases: [(Fill, Fill); 3] = [
+                    (
+                        |s, k| {
+                            s.par_chunks_exact_mut(k)
+                                .enumerate()
+                                .for_each(|(i, c)| c.fill(i as u64))
+                        },
+                        |s, k| {
+                            s.chunks_exact_mut(k)
+                                .enumerate()
+                                .for_each(|(i, c)| c.fill(i as u64))
+                        },
+                    ),
+                    (
+                        |s, k| {
+                            s.par_rchunks_mut(k)
+                                .enumerate()
+                                .for_each(|(i, c)| c.fill(i as u64))
+                        },
+                        |s, k| s.rchunks_mut(k).enumerate().for_each(|(i, c)| c.fill(i as u64)),
+                    ),
+                    (
+                        |s, k| {
+                            s.par_rchunks_exact_mut(k)
+                                .enumerate()
+                                .for_each(|(i, c)| c.fill(i as u64))
+                        },
+                        |s, k| {
+                            s.rchunks_exact_mut(k)
+                                .enumerate()
+                                .for_each(|(i, c)| c.fill(i as u64))
+                        },
+                    ),
+                ];
+                for (parallel, sequential) in cases {
+                    let (mut a, mut b) = (v.clone(), v.clone());
+                    parallel(&mut a, size);
+                    sequential(&mut b, size);
+                    assert_eq!(a, b);
+                }
+                let mut a = v.clone();
+                let mut chunks = a.par_chunks_exact_mut(size);
+                assert_eq!(chunks.take_remainder().len(), v.len() % size);
+                assert!(chunks.remainder().is_empty());
+                let mut a = v.clone();
+                assert_eq!(
+                    a.par_rchunks_exact_mut(size).into_remainder(),
+                    v.rchunks_exact(size).remainder()
+                );
+            }
+        }
+    });
+    let zero = panic::catch_unwind(|| [1u8].par_rchunks(0).count());
+    assert!(zero.is_err());
+}
+
+#[test]
+fn par_sort_by_cached_key_matches_std() {
+    on_pools(|| {
+        for n in SIZES {
+            // Pairs whose first half is the key: equal keys keep their order.
+            let v: Vec<(u64, usize)> = data(n).into_iter().map(|x| x % 37).zip(0..).collect();
+            let calls = AtomicUsize::new(0);
+            let key = |p: &(u64, usize)| {
+                calls.fetch_add(1, SeqCst);
+                p.0.to_string()
+            };
+            let (mut a, mut b) = (v.clone(), v.clone());
+            a.par_sort_by_cached_key(key);
+            b.sort_by_cached_key(|p| p.0.to_string());
+            assert_eq!(a, b);
+            // One key per element (none for fewer than two elements).
+            assert_eq!(calls.load(SeqCst), if n < 2 { 0 } else { v.len() });
+        }
+        // Elements that are `Send` but not `Sync`.
+        let mut cells: Vec<std::cell::Cell<u8>> = (0..100u8).rev().map(std::cell::Cell::new).collect();
+        cells.par_sort_by_cached_key(|c| c.get());
+        assert!(cells.windows(2).all(|w| w[0].get() <= w[1].get()));
+    });
+}
+
+#[test]
+fn slice_splits_match_std() {
+    on_pools(|| {
+        for n in [0u64, 1, 2, 7, 1_000, 3_001, 20_000] {
+            let v = data(n);
+            for modulus in [1, 3, 50, 1_000, 2_000] {
+                let sep = |x: &u64| x % modulus == 0;
+                assert_eq!(
+                    v.par_split(sep).collect::<Vec<_>>(),
+                    v.split(sep).collect::<Vec<_>>()
+                );
+                let (mut a, mut b) = (v.clone(), v.clone());
+                a.par_split_mut(sep).for_each(|p| p.reverse());
+                b.split_mut(sep).for_each(|p| p.reverse());
+                assert_eq!(a, b);
+                let inclusive: Vec<&[u64]> = v.split_inclusive(sep).collect();
+                assert_eq!(v.par_split_inclusive(sep).collect::<Vec<_>>(), inclusive);
+                let (mut a, mut b) = (v.clone(), v.clone());
+                a.par_split_inclusive_mut(sep).for_each(|p| p.reverse());
+                b.split_inclusive_mut(sep).for_each(|p| p.reverse());
+                assert_eq!(a, b);
+            }
+            for same in [
+                |a: &u64, b: &u64| a <= b,
+                |a: &u64, b: &u64| a / 100 == b / 100,
+                |_: &u64, _: &u64| true,
+            ] {
+                assert_eq!(
+                    v.par_chunk_by(same).collect::<Vec<_>>(),
+                    v.chunk_by(same).collect::<Vec<_>>()
+                );
+                let (mut a, mut b) = (v.clone(), v.clone());
+                a.par_chunk_by_mut(same)
+                    .for_each(|run| run.fill(run.len() as u64));
+                b.chunk_by_mut(same).for_each(|run| run.fill(run.len() as u64));
+                assert_eq!(a, b);
+            }
+        }
+    });
+}
+
+#[test]
+fn string_scans_match_std() {
+    on_pools(|| {
+        // Multi-byte characters of every width, so cuts near the middle
+        // must move to a boundary.
+        let unit = "aé€😀 b\n";
+        for repeats in [0, 1, 100, 1_000, 5_001] {
+            let text = unit.repeat(repeats);
+            assert_eq!(
+                text.par_chars().collect::<Vec<_>>(),
+                text.chars().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                text.par_char_indices().collect::<Vec<_>>(),
+                text.char_indices().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                text.par_bytes().collect::<Vec<_>>(),
+                text.bytes().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                text.par_encode_utf16().collect::<Vec<_>>(),
+                text.encode_utf16().collect::<Vec<_>>()
+            );
+            assert_eq!(text.par_chars().collect::<String>(), text);
+        }
+    });
+}
+
+/// Runs `f` with the items' closure hook on a pool of 2: the hook notes
+/// the thread it runs on and waits (up to the tests' deadline) until
+/// another thread of the pool has run the hook too. Returns whether one
+/// did, which it can only if the pipeline's pieces ran on two threads at
+/// once. (The thread may be a spare the pool brings in while a worker
+/// waits in the hook, so the threads are counted by index, whatever it.)
+/// After one wait times out, the hook waits no more, so a pipeline that
+/// runs on one thread fails after one deadline, not one per item.
+fn on_both_workers(f: impl Fn(&(dyn Fn() + Sync)) + Sync) -> bool {
+    let seen = std::sync::Mutex::new(HashSet::new());
+    let two = AtomicBool::new(false);
+    let gave_up = AtomicBool::new(false);
+    let hook = || {
+        let me = current_thread_index().expect("runs on a thread of the pool");
+        let mut threads = seen.lock().unwrap();
+        threads.insert(me);
+        if threads.len() >= 2 {
+            two.store(true, SeqCst);
+        }
+        drop(threads);
+        if !gave_up.load(SeqCst) && !wait_for(&two) {
+            gave_up.store(true, SeqCst);
+        }
+    };
+    ThreadPool::new(2).install(|| f(&hook));
+    two.load(SeqCst)
+}
+
+/// A pipeline that calls the hook it is given on every item.
+type Case<'a> = Box<dyn Fn(&(dyn Fn() + Sync)) + Sync + 'a>;
+
+#[test]
+fn new_adapters_split_across_workers() {
+    let n = 10_000u64;
+    let rows: Vec<Vec<u64>> = (0..100)
+        .map(|i| (0..100).map(|j| i * 100 + j).collect())
+        .collect();
+    let big: Vec<u64> = (0..n).collect();
+    let long = "aé€😀".repeat(10_000);
+    let cases: Vec<(&str, Case)> = vec![
+        (
+            "try_for_each",
+            Box::new(|h| {
+                (0..n)
+                    .into_par_iter()
+                    .try_for_each(|_| {
+                        h();
+                        Some(())
+                    })
+                    .unwrap()
+            }),
+        ),
+        (
+            "try_fold",
+            Box::new(|h| {
+                _ = (0..n)
+                    .into_par_iter()
+                    .try_fold(
+                        || (),
+                        |(), _| {
+                            h();
+                            Some(())
+                        },
+                    )
+                    .count()
+            }),
+        ),
+        (
+            "try_reduce",
+            Box::new(|h| {
+                _ = (0..n)
+                    .into_par_iter()
+                    .map(|_| {
+                        h();
+                        Ok::<(), ()>(())
+                    })
+                    .try_reduce(|| (), |(), ()| Ok(()))
+            }),
+        ),
+        (
+            "flatten",
+            Box::new(|h| rows.par_iter().flatten().for_each(|_| h())),
+        ),
+        (
+            "flatten_iter",
+            Box::new(|h| rows.par_iter().flatten_iter().for_each(|_| h())),
+        ),
+        (
+            "inspect",
+            Box::new(|h| (0..n).into_par_iter().inspect(|_| h()).for_each(drop)),
+        ),
+        (
+            "update",
+            Box::new(|h| _ = (0..n).into_par_iter().update(|_| h()).collect::<Vec<_>>()),
+        ),
+        (
+            "find_map_first",
+            Box::new(|h| {
+                _ = (0..n)
+                    .into_par_iter()
+                    .find_map_first(|_| None::<u64>.or_else(|| (h(), None).1))
+            }),
+        ),
+        (
+            "partition_map",
+            Box::new(|h| {
+                _ = (0..n)
+                    .into_par_iter()
+                    .partition_map::<Vec<_>, Vec<_>, _, _, _>(|x| (h(), Either::Left::<u64, u64>(x)).1)
+            }),
+        ),
+        (
+            "collect_vec_list",
+            Box::new(|h| _ = (0..n).into_par_iter().inspect(|_| h()).collect_vec_list()),
+        ),
+        (
+            "panic_fuse",
+            Box::new(|h| (0..n).into_par_iter().panic_fuse().for_each(|_| h())),
+        ),
+        (
+            "take_any",
+            Box::new(|h| (0..n).into_par_iter().take_any(n as usize).for_each(|_| h())),
+        ),
+        (
+            "skip_any",
+            Box::new(|h| (0..n).into_par_iter().skip_any(1).for_each(|_| h())),
+        ),
+        (
+            "take_any_while",
+            Box::new(|h| (0..n).into_par_iter().take_any_while(|_| true).for_each(|_| h())),
+        ),
+        (
+            "par_chunks_exact",
+            Box::new(|h| big.par_chunks_exact(3).for_each(|_| h())),
+        ),
+        ("par_rchunks", Box::new(|h| big.par_rchunks(3).for_each(|_| h()))),
+        (
+            "par_rchunks_exact",
+            Box::new(|h| big.par_rchunks_exact(3).for_each(|_| h())),
+        ),
+        ("par_chars", Box::new(|h| long.par_chars().for_each(|_| h()))),
+        (
+            "par_char_indices",
+            Box::new(|h| long.par_char_indices().for_each(|_| h())),
+        ),
+        ("par_bytes", Box::new(|h| long.par_bytes().for_each(|_| h()))),
+        (
+            "par_encode_utf16",
+            Box::new(|h| long.par_encode_utf16().for_each(|_| h())),
+        ),
+        (
+            "fold_with",
+            Box::new(|h| _ = (0..n).into_par_iter().fold_with((), |(), _| h()).count()),
+        ),
+        (
+            "par_sort_by_cached_key",
+            Box::new(|h| big.clone().par_sort_by_cached_key(|x| (h(), *x).1)),
+        ),
+        (
+            "par_split",
+            Box::new(|h| big.par_split(|x| x % 100 == 0).for_each(|_| h())),
+        ),
+        (
+            "par_chunk_by",
+            Box::new(|h| big.par_chunk_by(|a, b| a / 100 == b / 100).for_each(|_| h())),
+        ),
+        (
+            "skip_any_while",
+            Box::new(|h| (0..n).into_par_iter().skip_any_while(|_| false).for_each(|_| h())),
+        ),
+    ];
+    for (name, case) in &cases {
+        assert!(on_both_workers(case), "{name} ran on one worker only");
+    }
+}
+
+#[test]
+fn panics_reach_the_caller_and_the_fuse_stops_the_rest() {
+    quiet_expected_panics();
+    for workers in [1, 2] {
+        let pool = ThreadPool::new(workers);
+        let calls = AtomicUsize::new(0);
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                (0..1_000_000u32).into_par_iter().panic_fuse().for_each(|x| {
+                    calls.fetch_add(1, SeqCst);
+                    assert!(x != 10, "{EXPECTED}");
+                })
+            })
+        }));
+        let text = message(&*result.expect_err("the panic reaches the caller")).unwrap();
+        assert!(text.contains(EXPECTED), "{text}");
+        if workers == 1 {
+            // The piece holding item 10 is the first to run; the fuse
+            // stops every later piece before its first item.
+            assert_eq!(calls.load(SeqCst), 11);
+        } else {
+            assert!(calls.load(SeqCst) < 1_000_000);
+        }
+        // Without the fuse, every piece runs to its end.
+        let calls = AtomicUsize::new(0);
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                (0..100_000u32).into_par_iter().for_each(|x| {
+                    calls.fetch_add(1, SeqCst);
+                    assert!(x != 10, "{EXPECTED}");
+                })
+            })
+        }));
+        assert!(result.is_err());
+        if workers == 1 {
+            assert!(calls.load(SeqCst) > 11);
+        }
+        // A panic in a try closure, and one in a try_fold.
+        for case in [
+            (|| {
+                _ = (0..1_000u32).into_par_iter().try_for_each(|x| {
+                    assert!(x != 500, "{EXPECTED}");
+                    Some(())
+                })
+            }) as fn(),
+            || {
+                _ = (0..1_000u32)
+                    .into_par_iter()
+                    .try_fold(
+                        || 0,
+                        |a, x| {
+                            assert!(x != 999, "{EXPECTED}");
+                            Some(a + x)
+                        },
+                    )
+                    .count()
+            },
+            || {
+                _ = (0..1_000u32)
+                    .into_par_iter()
+                    .inspect(|x| assert!(*x != 3, "{EXPECTED}"))
+                    .count()
+            },
+            || {
+                _ = (0..1_000u32)
+                    .into_par_iter()
+                    .take_any_while(|x| {
+                        assert!(*x != 3, "{EXPECTED}");
+                        true
+                    })
+                    .count()
+            },
+        ] {
+            let result = panic::catch_unwind(AssertUnwindSafe(|| pool.install(case)));
+            let payload = result.expect_err("the panic reaches the caller");
+            assert!(message(&*payload).unwrap().contains(EXPECTED));
+        }
+    }
+}
