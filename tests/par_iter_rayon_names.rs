@@ -736,6 +736,28 @@ fn panics_reach_the_caller_and_the_fuse_stops_the_rest() {
         } else {
             assert!(calls.load(SeqCst) < 1_000_000);
         }
+        // The fuse below the closure that panics, walked backwards in
+        // pieces of one item: the items after the panic (999 down to 501
+        // ran first) are each a piece of their own, and each must check
+        // the fuse before its first item.
+        let calls = AtomicUsize::new(0);
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                (0..1_000u32)
+                    .into_par_iter()
+                    .with_max_len(1)
+                    .panic_fuse()
+                    .inspect(|&x| assert!(x != 500, "{EXPECTED}"))
+                    .rev()
+                    .for_each(|_| _ = calls.fetch_add(1, SeqCst))
+            })
+        }));
+        assert!(result.is_err());
+        if workers == 1 {
+            assert_eq!(calls.load(SeqCst), 499);
+        } else {
+            assert!(calls.load(SeqCst) < 999);
+        }
         // Without the fuse, every piece runs to its end.
         let calls = AtomicUsize::new(0);
         let result = panic::catch_unwind(AssertUnwindSafe(|| {

@@ -196,6 +196,18 @@ impl<T, F: Folder<T>> Folder<T> for FuseFolder<'_, F> {
         }
     }
 
+    /// Checks the fuse before every item, the first one too: a piece
+    /// that starts after another piece's panic takes none.
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        for item in iter {
+            if self.full() {
+                break;
+            }
+            self = self.consume(item);
+        }
+        self
+    }
+
     fn complete(self) -> F::Result {
         self.base.complete()
     }
