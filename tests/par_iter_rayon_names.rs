@@ -12,7 +12,9 @@
 //! `par_chunks_exact`, `par_rchunks` and `par_rchunks_exact` (and
 //! `_mut`), `par_split(_inclusive)(_mut)`, `par_chunk_by(_mut)` and
 //! `par_sort_by_cached_key`; and the strings' `par_chars`, `par_char_indices`,
-//! `par_bytes` and `par_encode_utf16`.
+//! `par_bytes` and `par_encode_utf16`, `par_split(_inclusive)`,
+//! `par_split_terminator`, `par_split_ascii_whitespace`, `par_matches` and
+//! `par_match_indices` over each kind of `Pattern`.
 
 use std::collections::HashSet;
 use std::ops::ControlFlow::{self, Break, Continue};
@@ -537,6 +539,80 @@ fn string_scans_match_std() {
     });
 }
 
+#[test]
+fn string_splits_match_std() {
+    on_pools(|| {
+        // Separators at the ends, doubled, and of every width, so the
+        // cuts near the middle land next to each other and on multi-byte
+        // characters.
+        let units = ["a,é;;€ b\t😀\n,", ",x\u{a0}y\x0b,,z", "😀"];
+        for unit in units {
+            for repeats in [0, 1, 2, 100, 1_000, 5_001] {
+                let text = unit.repeat(repeats);
+                let text = text.as_str();
+                let is_sep = |c: char| c == ',' || c == '😀';
+                let check = |got: Vec<&str>, want: Vec<&str>, what: &str| {
+                    assert_eq!(got, want, "{what} of {unit:?} x {repeats}");
+                };
+                check(text.par_split(',').collect(), text.split(',').collect(), "split");
+                check(
+                    text.par_split(is_sep).collect(),
+                    text.split(is_sep).collect(),
+                    "split by a closure",
+                );
+                check(
+                    text.par_split(&[';', '😀'][..]).collect(),
+                    text.split(&[';', '😀'][..]).collect(),
+                    "split by a slice",
+                );
+                check(
+                    text.par_split(['é', ',']).collect(),
+                    text.split(['é', ',']).collect(),
+                    "split by an array",
+                );
+                check(
+                    text.par_split(&['é', ',']).collect(),
+                    text.split(&['é', ',']).collect(),
+                    "split by an array's reference",
+                );
+                check(
+                    text.par_split_inclusive(is_sep).collect(),
+                    text.split_inclusive(is_sep).collect(),
+                    "split_inclusive",
+                );
+                check(
+                    text.par_split_terminator(is_sep).collect(),
+                    text.split_terminator(is_sep).collect(),
+                    "split_terminator",
+                );
+                check(
+                    text.par_split_ascii_whitespace().collect(),
+                    text.split_ascii_whitespace().collect(),
+                    "split_ascii_whitespace",
+                );
+                check(
+                    text.par_matches(is_sep).collect(),
+                    text.matches(is_sep).collect(),
+                    "matches",
+                );
+                assert_eq!(
+                    text.par_match_indices([',', 'z']).collect::<Vec<_>>(),
+                    text.match_indices([',', 'z']).collect::<Vec<_>>(),
+                    "match_indices of {unit:?} x {repeats}"
+                );
+            }
+        }
+        // A long text without a separator stays one piece.
+        let plain = "abc".repeat(1_000);
+        assert_eq!(plain.par_split(',').collect::<Vec<_>>(), [plain.as_str()]);
+        assert_eq!(plain.par_split_terminator(',').count(), 1);
+        assert_eq!(plain.par_split_inclusive(',').count(), 1);
+        assert_eq!("".par_split(',').collect::<Vec<_>>(), [""]);
+        assert_eq!("".par_split_terminator(',').count(), 0);
+        assert_eq!("".par_split_inclusive(',').count(), 0);
+    });
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the thread it runs on and waits (up to the tests' deadline) until
 /// another thread of the pool has run the hook too. Returns whether one
@@ -576,6 +652,8 @@ fn new_adapters_split_across_workers() {
         .collect();
     let big: Vec<u64> = (0..n).collect();
     let long = "aé€😀".repeat(10_000);
+    let csv = "12,é4,".repeat(10_000);
+    let words = "ab \t€ ".repeat(10_000);
     let cases: Vec<(&str, Case)> = vec![
         (
             "try_for_each",
@@ -686,6 +764,30 @@ fn new_adapters_split_across_workers() {
         (
             "par_encode_utf16",
             Box::new(|h| long.par_encode_utf16().for_each(|_| h())),
+        ),
+        (
+            "str par_split",
+            Box::new(|h| csv.par_split(',').for_each(|_| h())),
+        ),
+        (
+            "par_split_inclusive",
+            Box::new(|h| csv.par_split_inclusive(',').for_each(|_| h())),
+        ),
+        (
+            "par_split_terminator",
+            Box::new(|h| csv.par_split_terminator([','][..].as_ref()).for_each(|_| h())),
+        ),
+        (
+            "par_split_ascii_whitespace",
+            Box::new(|h| words.par_split_ascii_whitespace().for_each(|_| h())),
+        ),
+        (
+            "par_matches",
+            Box::new(|h| csv.par_matches(|c: char| c.is_ascii_digit()).for_each(|_| h())),
+        ),
+        (
+            "par_match_indices",
+            Box::new(|h| csv.par_match_indices(',').for_each(|_| h())),
         ),
         (
             "fold_with",

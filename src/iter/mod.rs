@@ -28,7 +28,7 @@
 //! here, with rayon's signatures, but for these (all in this module:
 //! there are no `stealpool::slice` or `stealpool::str` modules, so the
 //! slices' types whose names the adapters or the strings also use are
-//! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, ...):
+//! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, `StrSplit`, ...):
 //!
 //! - `ParallelIterator::intersperse`, `IndexedParallelIterator::interleave`
 //!   and `interleave_shortest`: each needs a producer that splits two
@@ -36,10 +36,6 @@
 //! - `IndexedParallelIterator::by_exponential_blocks` and
 //!   `by_uniform_blocks`: they drive a consumer block by block in order,
 //!   a driver of their own; not written yet.
-//! - Strings: `par_split`, `par_split_inclusive`, `par_split_terminator`,
-//!   `par_split_ascii_whitespace`, `par_matches`, `par_match_indices`,
-//!   and rayon's `str::Pattern` they take. Not written yet: each is an
-//!   unindexed producer cutting at a separator, as `par_lines` does.
 //! - `ParallelDrainRange` and `ParallelDrainFull` (`par_drain`), `split`,
 //!   `walk_tree` and its kin, and `MultiZip` (`(a, b, c).into_par_iter()`):
 //!   not written yet.
@@ -49,8 +45,12 @@
 //!   where rayon's folds in place: same results, one allocation per chunk.
 //!
 //! Beyond rayon's names: [`Try`] names the types the `try_*` methods
-//! take (rayon's is private), and [`Either`] is the `either` crate's, as
-//! rayon's is.
+//! take (rayon's is private), and [`Pattern`] those the strings'
+//! `par_split` and its kin take (rayon's `str::Pattern`, whose methods
+//! are private; this one's [`matches_char`](Pattern::matches_char) is
+//! public). [`Either`] is the `either` crate's, as rayon's is: an `Either`
+//! of two parallel iterators is one, and of two collections extends as
+//! the one it holds.
 
 // The engine under every data-parallel call: the pool a call forks on,
 // the adaptive splitter, the sorts, and the `ThreadPool` loops. The
@@ -95,7 +95,10 @@ pub use slice::{
     SplitInclusiveMut as SliceSplitInclusiveMut, SplitMut as SliceSplitMut, Windows,
 };
 pub use sources::{empty, once, repeat, repeat_n, repeatn, Empty, Once, Repeat, RepeatN};
-pub use string::{Bytes, CharIndices, Chars, EncodeUtf16, Lines, ParallelString, SplitWhitespace};
+pub use string::{
+    Bytes, CharIndices, Chars, EncodeUtf16, Lines, MatchIndices, Matches, ParallelString, Pattern,
+    SplitAsciiWhitespace, SplitWhitespace, StrSplit, StrSplitInclusive, StrSplitTerminator,
+};
 pub use try_reduce::Try;
 pub use vec::IntoIter as VecIntoIter;
 
