@@ -916,3 +916,37 @@ fn panics_reach_the_caller_and_the_fuse_stops_the_rest() {
         }
     }
 }
+
+#[test]
+fn either_drives_and_extends_the_side_it_holds() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            let pick = |left: bool| {
+                if left {
+                    Either::Left(v.clone().into_par_iter())
+                } else {
+                    Either::Right(v.par_iter().copied())
+                }
+            };
+            for left in [true, false] {
+                assert_eq!(pick(left).opt_len(), Some(v.len()));
+                assert_eq!(pick(left).collect::<Vec<_>>(), v);
+                assert_eq!(
+                    pick(left).enumerate().rev().collect::<Vec<_>>(),
+                    v.iter().copied().enumerate().rev().collect::<Vec<_>>()
+                );
+                assert_eq!(
+                    pick(left).filter(|x| x % 2 == 0).count(),
+                    v.iter().filter(|x| *x % 2 == 0).count()
+                );
+            }
+            let mut held: Either<Vec<u64>, HashSet<u64>> = Either::Left(vec![7]);
+            held.par_extend(v.par_iter().copied());
+            assert_eq!(held.left().unwrap(), [&[7][..], &v].concat());
+            let mut held: Either<Vec<u64>, HashSet<u64>> = Either::Right(HashSet::new());
+            held.par_extend(v.par_iter().copied());
+            assert_eq!(held.right().unwrap(), v.iter().copied().collect());
+        }
+    });
+}

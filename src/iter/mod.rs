@@ -64,6 +64,7 @@ pub(crate) mod splitter;
 mod adapters;
 mod collect;
 mod collections;
+mod either_impls;
 mod find;
 mod find_first_last;
 mod for_each;
