@@ -613,6 +613,85 @@ fn string_splits_match_std() {
     });
 }
 
+/// `a` and `b` in turn, from `a`: the rest of the longer once the other
+/// ends, or, if `shortest`, nothing more once the side whose turn it is
+/// ends.
+fn interleaved(a: &[u64], b: &[u64], shortest: bool) -> Vec<u64> {
+    let mut sides = [a.iter().copied(), b.iter().copied()];
+    let mut out = Vec::new();
+    for turn in [0, 1].into_iter().cycle() {
+        match sides[turn].next() {
+            Some(x) => out.push(x),
+            None if shortest => break,
+            None => {
+                out.extend(&mut sides[1 - turn]);
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn interleave_matches_a_sequential_model() {
+    assert_eq!(interleaved(&[1, 2, 3, 4], &[5, 6], false), [1, 5, 2, 6, 3, 4]);
+    assert_eq!(interleaved(&[1, 2, 3, 4], &[5, 6], true), [1, 5, 2, 6, 3]);
+    assert_eq!(interleaved(&[1, 2], &[5, 6, 7], true), [1, 5, 2, 6]);
+    on_pools(|| {
+        for (na, nb) in [
+            (0, 0),
+            (0, 3),
+            (3, 0),
+            (1, 1),
+            (4, 2),
+            (2, 5),
+            (1_000, 999),
+            (7, 3_001),
+            (3_001, 1_000),
+        ] {
+            let a = data(na);
+            let b: Vec<u64> = data(nb).iter().map(|x| x + 1_000).collect();
+            for shortest in [false, true] {
+                let want = interleaved(&a, &b, shortest);
+                let par = || {
+                    let (a, b) = (a.par_iter().copied(), b.par_iter().copied());
+                    if shortest {
+                        Either::Left(a.interleave_shortest(b))
+                    } else {
+                        Either::Right(a.interleave(b))
+                    }
+                };
+                let what = format!("{na} and {nb}, shortest {shortest}");
+                assert_eq!(par().len(), want.len(), "{what}");
+                assert_eq!(par().collect::<Vec<_>>(), want, "{what}");
+                // Pieces of one item: a split at every index.
+                assert_eq!(par().with_max_len(1).collect::<Vec<_>>(), want, "{what}");
+                assert_eq!(
+                    par().with_max_len(1).rev().collect::<Vec<_>>(),
+                    want.iter().rev().copied().collect::<Vec<_>>(),
+                    "{what}"
+                );
+                let mid = want.len() / 3;
+                assert_eq!(
+                    par().skip(mid).take(mid + 1).collect::<Vec<_>>(),
+                    want.iter().skip(mid).take(mid + 1).copied().collect::<Vec<_>>(),
+                    "{what}"
+                );
+                assert_eq!(
+                    par()
+                        .with_max_len(3)
+                        .zip(0..want.len())
+                        .filter(|&(x, i)| x != want[i])
+                        .count(),
+                    0,
+                    "{what}"
+                );
+                assert_eq!(par().map(|x| x * 2).sum::<u64>(), want.iter().sum::<u64>() * 2);
+            }
+        }
+    });
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the thread it runs on and waits (up to the tests' deadline) until
 /// another thread of the pool has run the hook too. Returns whether one
@@ -788,6 +867,18 @@ fn new_adapters_split_across_workers() {
         (
             "par_match_indices",
             Box::new(|h| csv.par_match_indices(',').for_each(|_| h())),
+        ),
+        (
+            "interleave",
+            Box::new(|h| {
+                big.par_iter()
+                    .interleave(&big[..n as usize / 2])
+                    .for_each(|_| h())
+            }),
+        ),
+        (
+            "interleave_shortest",
+            Box::new(|h| big.par_iter().interleave_shortest(&big).for_each(|_| h())),
         ),
         (
             "fold_with",

@@ -120,9 +120,6 @@ rayon:src/iter/test.rs check_chunks_len impls into_par_iter: an integer range of
 rayon:src/iter/test.rs check_extend_heap impls par_extend: ParallelExtend<&T> for BinaryHeap
 rayon:src/iter/test.rs check_extend_items impls par_extend: ParallelExtend<&T> for the std collections
 rayon:src/iter/test.rs check_extend_pairs impls par_extend: ParallelExtend<(&K, &V)> for the maps
-rayon:src/iter/test.rs check_interleave_eq missing interleave:
-rayon:src/iter/test.rs check_interleave_shortest missing interleave_shortest:
-rayon:src/iter/test.rs check_interleave_uneven missing interleave:
 rayon:src/iter/test.rs check_split missing split:
 rayon:src/iter/test.rs check_unzip impls into_par_iter: an integer range of untyped literals
 rayon:src/iter/test.rs par_iter_collect_cows impls collect: FromParallelIterator for Cow and for OsString
@@ -136,11 +133,11 @@ rayon:src/iter/test.rs walk_tree_prefix_degree5 missing walk_tree_prefix:
 rayon:src/iter/test.rs check_skip undocumented: skip does not run the skipped items through the closures before it (rayon's and std's skip do); reported, to be decided
 # rayon's integration tests (tests/*.rs)
 rayon:tests/chars.rs * impls into_par_iter: a range of char
-rayon:tests/clones.rs clone_adaptors missing by_exponential_blocks,by_uniform_blocks,interleave,interleave_shortest,intersperse:
+rayon:tests/clones.rs clone_adaptors missing by_exponential_blocks,by_uniform_blocks,intersperse:
 rayon:tests/clones.rs clone_multizip impls into_par_iter: tuples of parallel iterators (MultiZip)
 rayon:tests/clones.rs clone_splitter missing split:
 rayon:tests/clones.rs clone_vec missing par_array_windows:
-rayon:tests/debug.rs debug_adaptors missing by_exponential_blocks,by_uniform_blocks,interleave,interleave_shortest,intersperse: and Debug for the adaptors over closures (map, filter, fold, ...)
+rayon:tests/debug.rs debug_adaptors missing by_exponential_blocks,by_uniform_blocks,intersperse: and Debug for the adaptors over closures (map, filter, fold, ...)
 rayon:tests/debug.rs debug_binary_heap missing par_drain:
 rayon:tests/debug.rs debug_hash_map missing par_drain:
 rayon:tests/debug.rs debug_hash_set missing par_drain:

@@ -2,8 +2,8 @@
 //! split at any index, and the methods that need that.
 
 use super::adapters::{
-    Chunks, Enumerate, FoldChunks, FoldChunksWith, MaxLen, MinLen, Positions, Rev, Skip, StepBy, Take, Zip,
-    ZipEq,
+    Chunks, Enumerate, FoldChunks, FoldChunksWith, Interleave, InterleaveShortest, MaxLen, MinLen, Positions,
+    Rev, Skip, StepBy, Take, Zip, ZipEq,
 };
 use super::plumbing::{bridge, Consumer, ProducerCallback};
 use super::{collect, IntoParallelIterator, ParallelIterator};
@@ -276,6 +276,40 @@ pub trait IndexedParallelIterator: ParallelIterator {
     fn step_by(self, step: usize) -> StepBy<Self> {
         assert!(step != 0, "step must not be zero");
         StepBy::new(self, step)
+    }
+
+    /// The items of `self` and `other` in turn, starting with `self`'s;
+    /// once one of them ends, the rest of the other.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let v: Vec<i32> = vec![1, 2, 3, 4].into_par_iter().interleave(vec![5, 6]).collect();
+    /// assert_eq!(v, [1, 5, 2, 6, 3, 4]);
+    /// ```
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator<Item = Self::Item>,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// The items of `self` and `other` in turn, starting with `self`'s,
+    /// until the one whose turn it is has no more.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let v: Vec<i32> = vec![1, 2, 3, 4].into_par_iter().interleave_shortest(vec![5, 6]).collect();
+    /// assert_eq!(v, [1, 5, 2, 6, 3]);
+    /// ```
+    fn interleave_shortest<I>(self, other: I) -> InterleaveShortest<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator<Item = Self::Item>,
+    {
+        InterleaveShortest::new(self, other.into_par_iter())
     }
 
     /// [`zip`](IndexedParallelIterator::zip) of two iterators of the same length.

@@ -30,9 +30,7 @@
 //! slices' types whose names the adapters or the strings also use are
 //! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, `StrSplit`, ...):
 //!
-//! - `ParallelIterator::intersperse`, `IndexedParallelIterator::interleave`
-//!   and `interleave_shortest`: each needs a producer that splits two
-//!   bases (or one and a separator) at once; not written yet.
+//! - `ParallelIterator::intersperse`: not written yet.
 //! - `IndexedParallelIterator::by_exponential_blocks` and
 //!   `by_uniform_blocks`: they drive a consumer block by block in order,
 //!   a driver of their own; not written yet.
@@ -82,9 +80,9 @@ mod vec;
 
 pub use adapters::{
     Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold,
-    FoldChunks, FoldChunksWith, FoldWith, Inspect, Map, MapInit, MapWith, MaxLen, MinLen, PanicFuse,
-    Positions, Rev, Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny, TakeAnyWhile, TryFold, TryFoldWith,
-    Update, WhileSome, Zip, ZipEq,
+    FoldChunks, FoldChunksWith, FoldWith, Inspect, Interleave, InterleaveShortest, Map, MapInit, MapWith,
+    MaxLen, MinLen, PanicFuse, Positions, Rev, Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny,
+    TakeAnyWhile, TryFold, TryFoldWith, Update, WhileSome, Zip, ZipEq,
 };
 pub use either::Either;
 pub use par_bridge::{IterBridge, ParallelBridge};
