@@ -692,6 +692,85 @@ fn interleave_matches_a_sequential_model() {
     });
 }
 
+/// `v` with `sep` between every two items.
+fn with_separators(v: &[u64], sep: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    for (i, &x) in v.iter().enumerate() {
+        if i > 0 {
+            out.push(sep);
+        }
+        out.push(x);
+    }
+    out
+}
+
+#[test]
+fn intersperse_matches_a_sequential_model() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            let want = with_separators(&v, 5_000);
+            let par = || v.par_iter().copied().intersperse(5_000);
+            assert_eq!(par().len(), want.len());
+            assert_eq!(par().collect::<Vec<_>>(), want, "{n}");
+            // Indexed: pieces cut at every index, backwards, and zipped.
+            assert_eq!(par().with_max_len(1).collect::<Vec<_>>(), want);
+            assert_eq!(
+                par().with_max_len(1).rev().collect::<Vec<_>>(),
+                want.iter().rev().copied().collect::<Vec<_>>()
+            );
+            assert_eq!(par().zip(want.par_iter()).filter(|(a, b)| a != *b).count(), 0);
+            let mid = want.len() / 3;
+            assert_eq!(par().skip(mid).collect::<Vec<_>>(), want[mid..].to_vec());
+            // Driven unindexed: the same, counted and summed.
+            assert_eq!(par().count(), want.len());
+            assert_eq!(par().sum::<u64>(), want.iter().sum::<u64>());
+            assert_eq!(
+                par().intersperse(7).collect::<Vec<_>>(),
+                with_separators(&want, 7)
+            );
+            // Unindexed, with pieces that come out empty: none kept, the
+            // first alone, the last alone, a few far apart.
+            for keep in [
+                (|_: usize| false) as fn(usize) -> bool,
+                |i| i == 0,
+                |i| i == 3_000,
+                |i| i % 997 == 5,
+                |i| i % 2 == 0,
+            ] {
+                let kept: Vec<u64> = v
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| keep(i))
+                    .map(|(_, &x)| x)
+                    .collect();
+                let got: Vec<u64> = v
+                    .par_iter()
+                    .enumerate()
+                    .with_max_len(1)
+                    .filter(|&(i, _)| keep(i))
+                    .map(|(_, &x)| x)
+                    .intersperse(5_000)
+                    .collect();
+                assert_eq!(got, with_separators(&kept, 5_000), "{n}");
+            }
+        }
+        let words: Vec<String> = (0..3_000).map(|i| i.to_string()).collect();
+        let text = words.join(",");
+        assert_eq!(
+            text.par_split(',').intersperse(";").collect::<String>(),
+            words.join(";")
+        );
+        assert_eq!(
+            text.par_split(',')
+                .filter(|w| w.len() == 1)
+                .intersperse(";")
+                .collect::<String>(),
+            "0;1;2;3;4;5;6;7;8;9"
+        );
+    });
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the thread it runs on and waits (up to the tests' deadline) until
 /// another thread of the pool has run the hook too. Returns whether one
@@ -879,6 +958,14 @@ fn new_adapters_split_across_workers() {
         (
             "interleave_shortest",
             Box::new(|h| big.par_iter().interleave_shortest(&big).for_each(|_| h())),
+        ),
+        (
+            "intersperse",
+            Box::new(|h| big.par_iter().intersperse(&0).for_each(|_| h())),
+        ),
+        (
+            "intersperse, unindexed",
+            Box::new(|h| csv.par_split(',').intersperse(";").for_each(|_| h())),
         ),
         (
             "fold_with",

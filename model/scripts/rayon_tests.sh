@@ -133,11 +133,11 @@ rayon:src/iter/test.rs walk_tree_prefix_degree5 missing walk_tree_prefix:
 rayon:src/iter/test.rs check_skip undocumented: skip does not run the skipped items through the closures before it (rayon's and std's skip do); reported, to be decided
 # rayon's integration tests (tests/*.rs)
 rayon:tests/chars.rs * impls into_par_iter: a range of char
-rayon:tests/clones.rs clone_adaptors missing by_exponential_blocks,by_uniform_blocks,intersperse:
+rayon:tests/clones.rs clone_adaptors missing by_exponential_blocks,by_uniform_blocks:
 rayon:tests/clones.rs clone_multizip impls into_par_iter: tuples of parallel iterators (MultiZip)
 rayon:tests/clones.rs clone_splitter missing split:
 rayon:tests/clones.rs clone_vec missing par_array_windows:
-rayon:tests/debug.rs debug_adaptors missing by_exponential_blocks,by_uniform_blocks,intersperse: and Debug for the adaptors over closures (map, filter, fold, ...)
+rayon:tests/debug.rs debug_adaptors missing by_exponential_blocks,by_uniform_blocks: and Debug for the adaptors over closures (map, filter, fold, ...)
 rayon:tests/debug.rs debug_binary_heap missing par_drain:
 rayon:tests/debug.rs debug_hash_map missing par_drain:
 rayon:tests/debug.rs debug_hash_set missing par_drain:
@@ -147,7 +147,6 @@ rayon:tests/debug.rs debug_string missing par_drain:
 rayon:tests/debug.rs debug_vec missing par_array_windows,par_drain:
 rayon:tests/debug.rs debug_vec_deque missing par_drain:
 rayon:tests/drain_vec.rs * missing par_drain:
-rayon:tests/intersperse.rs * missing intersperse:
 rayon:tests/issue671-unzip.rs * impls unzip: ParallelExtend for a pair of collections
 rayon:tests/issue671.rs * impls collect: FromParallelIterator<()> for ()
 rayon:tests/octillion.rs * impls into_par_iter: a range of u128

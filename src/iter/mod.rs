@@ -30,7 +30,6 @@
 //! slices' types whose names the adapters or the strings also use are
 //! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, `StrSplit`, ...):
 //!
-//! - `ParallelIterator::intersperse`: not written yet.
 //! - `IndexedParallelIterator::by_exponential_blocks` and
 //!   `by_uniform_blocks`: they drive a consumer block by block in order,
 //!   a driver of their own; not written yet.
@@ -80,8 +79,8 @@ mod vec;
 
 pub use adapters::{
     Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold,
-    FoldChunks, FoldChunksWith, FoldWith, Inspect, Interleave, InterleaveShortest, Map, MapInit, MapWith,
-    MaxLen, MinLen, PanicFuse, Positions, Rev, Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny,
+    FoldChunks, FoldChunksWith, FoldWith, Inspect, Interleave, InterleaveShortest, Intersperse, Map, MapInit,
+    MapWith, MaxLen, MinLen, PanicFuse, Positions, Rev, Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny,
     TakeAnyWhile, TryFold, TryFoldWith, Update, WhileSome, Zip, ZipEq,
 };
 pub use either::Either;

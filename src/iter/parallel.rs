@@ -3,9 +3,9 @@
 //! (`collect.rs`, `find.rs`, `for_each.rs`, `reduce.rs`).
 
 use super::adapters::{
-    Chain, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith, Inspect, Map,
-    MapInit, MapWith, PanicFuse, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile, TryFold, TryFoldWith, Update,
-    WhileSome,
+    Chain, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith, Inspect,
+    Intersperse, Map, MapInit, MapWith, PanicFuse, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile, TryFold,
+    TryFoldWith, Update, WhileSome,
 };
 use super::plumbing::UnindexedConsumer;
 use super::try_reduce::{self, Try};
@@ -731,6 +731,23 @@ pub trait ParallelIterator: Sized + Send {
         Self::Item: IntoIterator<Item: Send>,
     {
         FlattenIter::new(self)
+    }
+
+    /// A clone of `element` between every two items.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let s: String = "a b c".par_split(' ').intersperse(", ").collect();
+    /// assert_eq!(s, "a, b, c");
+    /// let v: Vec<i32> = vec![1, 2, 3].into_par_iter().intersperse(-1).collect();
+    /// assert_eq!(v, [1, -1, 2, -1, 3]);
+    /// ```
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone,
+    {
+        Intersperse::new(self, element)
     }
 
     /// Calls `inspect_op` on a reference to every item as it passes.
