@@ -771,6 +771,103 @@ fn intersperse_matches_a_sequential_model() {
     });
 }
 
+#[test]
+fn blocks_run_in_order_and_stop_early() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            for block in [1, 3, 100, 5_000] {
+                assert_eq!(
+                    v.par_iter().by_uniform_blocks(block).collect::<Vec<_>>(),
+                    v.iter().collect::<Vec<_>>()
+                );
+                assert_eq!(
+                    v.par_iter().rev().by_uniform_blocks(block).collect::<Vec<_>>(),
+                    v.iter().rev().collect::<Vec<_>>()
+                );
+            }
+            assert_eq!(
+                v.par_iter().by_exponential_blocks().collect::<Vec<_>>(),
+                v.iter().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                v.par_iter()
+                    .by_exponential_blocks()
+                    .filter(|x| *x % 3 == 0)
+                    .sum::<u64>(),
+                v.iter().filter(|x| *x % 3 == 0).sum::<u64>()
+            );
+            assert_eq!(
+                v.par_iter().by_exponential_blocks().find_first(|x| **x > 990),
+                v.iter().find(|x| **x > 990)
+            );
+        }
+        // A search stops after the block where it ends.
+        let reached = AtomicUsize::new(0);
+        let found = (0..u64::MAX)
+            .into_par_iter()
+            .inspect(|_| _ = reached.fetch_add(1, SeqCst))
+            .by_exponential_blocks()
+            .find_first(|&x| x == 100);
+        assert_eq!(found, Some(100));
+        assert!(reached.load(SeqCst) <= 4 * 101, "{}", reached.load(SeqCst));
+    });
+    let zero = panic::catch_unwind(|| (0..3u8).into_par_iter().by_uniform_blocks(0));
+    assert!(zero.is_err());
+}
+
+/// A closure that a pipeline calls on every item, with the item.
+type ItemHook<'a> = &'a (dyn Fn(usize) + Sync);
+
+#[test]
+fn a_block_starts_once_the_one_before_has_ended() {
+    // On a pool of 2, each thread's first item waits until both threads
+    // have one, so the second thread takes part from the first block on;
+    // an item finds every item of the blocks before its own done.
+    let check = |starts: &(dyn Fn(usize) -> usize + Sync), run: &(dyn Fn(ItemHook) + Sync)| {
+        let seen = std::sync::Mutex::new(HashSet::new());
+        let two = AtomicBool::new(false);
+        let done = AtomicUsize::new(0);
+        let early = AtomicUsize::new(0);
+        ThreadPool::new(2).install(|| {
+            run(&|i| {
+                let mut threads = seen.lock().unwrap();
+                let first = threads.insert(current_thread_index().unwrap());
+                if threads.len() >= 2 {
+                    two.store(true, SeqCst);
+                }
+                drop(threads);
+                if first {
+                    wait_for(&two);
+                }
+                if done.load(SeqCst) < starts(i) {
+                    early.fetch_add(1, SeqCst);
+                }
+                done.fetch_add(1, SeqCst);
+            })
+        });
+        assert!(two.load(SeqCst), "ran on one thread only");
+        assert_eq!(
+            early.load(SeqCst),
+            0,
+            "items started before the block before theirs ended"
+        );
+    };
+    check(&|i| i / 2_000 * 2_000, &|f| {
+        (0..6_000usize)
+            .into_par_iter()
+            .by_uniform_blocks(2_000)
+            .for_each(f)
+    });
+    // Blocks of 2, 4, 8, ...: block k starts at 2^(k+1) - 2.
+    check(&|i| (1 << (i + 2).ilog2()) - 2, &|f| {
+        (0..6_000usize)
+            .into_par_iter()
+            .by_exponential_blocks()
+            .for_each(f)
+    });
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the thread it runs on and waits (up to the tests' deadline) until
 /// another thread of the pool has run the hook too. Returns whether one
@@ -966,6 +1063,19 @@ fn new_adapters_split_across_workers() {
         (
             "intersperse, unindexed",
             Box::new(|h| csv.par_split(',').intersperse(";").for_each(|_| h())),
+        ),
+        (
+            "by_uniform_blocks",
+            Box::new(|h| {
+                (0..n)
+                    .into_par_iter()
+                    .by_uniform_blocks(n as usize / 3)
+                    .for_each(|_| h())
+            }),
+        ),
+        (
+            "by_exponential_blocks",
+            Box::new(|h| (0..n).into_par_iter().by_exponential_blocks().for_each(|_| h())),
         ),
         (
             "fold_with",

@@ -114,7 +114,6 @@ core:tests/scoped_threadpool.rs * missing spawn_handler,build_scoped: the pool's
 core:tests/double_init_fail.rs * differs: the error's text is stealpool's own ("the global pool was already built"); the test asserts rayon's wording
 core:tests/use_current_thread.rs * missing use_current_thread,spawn_handler: the caller's thread as a worker
 # rayon's unit tests (src/iter/test.rs)
-rayon:src/iter/test.rs blocks missing by_uniform_blocks:
 rayon:src/iter/test.rs check_chunks_even_size impls into_par_iter: an integer range of untyped literals (IntoParallelIterator per integer type, where rayon has one impl over all)
 rayon:src/iter/test.rs check_chunks_len impls into_par_iter: an integer range of untyped literals
 rayon:src/iter/test.rs check_extend_heap impls par_extend: ParallelExtend<&T> for BinaryHeap
@@ -133,11 +132,10 @@ rayon:src/iter/test.rs walk_tree_prefix_degree5 missing walk_tree_prefix:
 rayon:src/iter/test.rs check_skip undocumented: skip does not run the skipped items through the closures before it (rayon's and std's skip do); reported, to be decided
 # rayon's integration tests (tests/*.rs)
 rayon:tests/chars.rs * impls into_par_iter: a range of char
-rayon:tests/clones.rs clone_adaptors missing by_exponential_blocks,by_uniform_blocks:
 rayon:tests/clones.rs clone_multizip impls into_par_iter: tuples of parallel iterators (MultiZip)
 rayon:tests/clones.rs clone_splitter missing split:
 rayon:tests/clones.rs clone_vec missing par_array_windows:
-rayon:tests/debug.rs debug_adaptors missing by_exponential_blocks,by_uniform_blocks: and Debug for the adaptors over closures (map, filter, fold, ...)
+rayon:tests/debug.rs debug_adaptors impls filter,map: Debug for the adaptors over closures (map, filter, fold, ...), which derive it only for closures that have it
 rayon:tests/debug.rs debug_binary_heap missing par_drain:
 rayon:tests/debug.rs debug_hash_map missing par_drain:
 rayon:tests/debug.rs debug_hash_set missing par_drain:

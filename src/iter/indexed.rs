@@ -2,8 +2,8 @@
 //! split at any index, and the methods that need that.
 
 use super::adapters::{
-    Chunks, Enumerate, FoldChunks, FoldChunksWith, Interleave, InterleaveShortest, MaxLen, MinLen, Positions,
-    Rev, Skip, StepBy, Take, Zip, ZipEq,
+    Chunks, Enumerate, ExponentialBlocks, FoldChunks, FoldChunksWith, Interleave, InterleaveShortest, MaxLen,
+    MinLen, Positions, Rev, Skip, StepBy, Take, UniformBlocks, Zip, ZipEq,
 };
 use super::plumbing::{bridge, Consumer, ProducerCallback};
 use super::{collect, IntoParallelIterator, ParallelIterator};
@@ -276,6 +276,41 @@ pub trait IndexedParallelIterator: ParallelIterator {
     fn step_by(self, step: usize) -> StepBy<Self> {
         assert!(step != 0, "step must not be zero");
         StepBy::new(self, step)
+    }
+
+    /// Runs the items as a sequence of blocks, each in parallel and each
+    /// after the one before it has ended: the first as long as the pool
+    /// has workers, each next one twice as long. A search that ends early
+    /// (`find_first`, `take_any_while`, ...) then stops after the block
+    /// where it ends, having run at most about as many items again.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let first = (0..1_000_000u32).into_par_iter().by_exponential_blocks().find_first(|&x| x % 1000 == 999);
+    /// assert_eq!(first, Some(999));
+    /// ```
+    fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
+        ExponentialBlocks::new(self)
+    }
+
+    /// Runs the items as a sequence of blocks of `block_size` items (the
+    /// last perhaps fewer), each in parallel and each after the one before
+    /// it has ended.
+    ///
+    /// # Panics
+    ///
+    /// If `block_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let v: Vec<u32> = (0..10_000u32).into_par_iter().by_uniform_blocks(1_000).map(|x| x * 2).collect();
+    /// assert_eq!(v, (0..10_000).map(|x| x * 2).collect::<Vec<_>>());
+    /// ```
+    fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
+        assert!(block_size != 0, "block_size must not be zero");
+        UniformBlocks::new(self, block_size)
     }
 
     /// The items of `self` and `other` in turn, starting with `self`'s;

@@ -30,9 +30,6 @@
 //! slices' types whose names the adapters or the strings also use are
 //! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, `StrSplit`, ...):
 //!
-//! - `IndexedParallelIterator::by_exponential_blocks` and
-//!   `by_uniform_blocks`: they drive a consumer block by block in order,
-//!   a driver of their own; not written yet.
 //! - `ParallelDrainRange` and `ParallelDrainFull` (`par_drain`), `split`,
 //!   `walk_tree` and its kin, and `MultiZip` (`(a, b, c).into_par_iter()`):
 //!   not written yet.
@@ -78,10 +75,11 @@ mod try_reduce;
 mod vec;
 
 pub use adapters::{
-    Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold,
-    FoldChunks, FoldChunksWith, FoldWith, Inspect, Interleave, InterleaveShortest, Intersperse, Map, MapInit,
-    MapWith, MaxLen, MinLen, PanicFuse, Positions, Rev, Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny,
-    TakeAnyWhile, TryFold, TryFoldWith, Update, WhileSome, Zip, ZipEq,
+    Chain, Chunks, Enumerate, ExponentialBlocks, Filter, FilterMap, FlatMap, FlatMapIter, Flatten,
+    FlattenIter, Fold, FoldChunks, FoldChunksWith, FoldWith, Inspect, Interleave, InterleaveShortest,
+    Intersperse, Map, MapInit, MapWith, MaxLen, MinLen, PanicFuse, Positions, Rev, Skip, SkipAny,
+    SkipAnyWhile, StepBy, Take, TakeAny, TakeAnyWhile, TryFold, TryFoldWith, UniformBlocks, Update,
+    WhileSome, Zip, ZipEq,
 };
 pub use either::Either;
 pub use par_bridge::{IterBridge, ParallelBridge};

@@ -4,6 +4,7 @@
 //! `with_min_len`, `take`, `skip`, `take_any`, `flatten`, `panic_fuse`). One adapter per file, with the producer
 //! and/or consumer it needs.
 
+mod blocks;
 mod chain;
 mod chunks;
 mod enumerate;
@@ -29,6 +30,7 @@ mod try_fold;
 mod while_some;
 mod zip;
 
+pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use chain::Chain;
 pub use chunks::Chunks;
 pub use enumerate::Enumerate;
