@@ -136,15 +136,9 @@ rayon:tests/clones.rs clone_multizip impls into_par_iter: tuples of parallel ite
 rayon:tests/clones.rs clone_splitter missing split:
 rayon:tests/clones.rs clone_vec missing par_array_windows:
 rayon:tests/debug.rs debug_adaptors impls filter,map: Debug for the adaptors over closures (map, filter, fold, ...), which derive it only for closures that have it
-rayon:tests/debug.rs debug_binary_heap missing par_drain:
-rayon:tests/debug.rs debug_hash_map missing par_drain:
-rayon:tests/debug.rs debug_hash_set missing par_drain:
 rayon:tests/debug.rs debug_multizip impls into_par_iter: tuples of parallel iterators (MultiZip)
 rayon:tests/debug.rs debug_splitter missing split:
-rayon:tests/debug.rs debug_string missing par_drain:
-rayon:tests/debug.rs debug_vec missing par_array_windows,par_drain:
-rayon:tests/debug.rs debug_vec_deque missing par_drain:
-rayon:tests/drain_vec.rs * missing par_drain:
+rayon:tests/debug.rs debug_vec missing par_array_windows:
 rayon:tests/issue671-unzip.rs * impls unzip: ParallelExtend for a pair of collections
 rayon:tests/issue671.rs * impls collect: FromParallelIterator<()> for ()
 rayon:tests/octillion.rs * impls into_par_iter: a range of u128

@@ -30,9 +30,12 @@
 //! slices' types whose names the adapters or the strings also use are
 //! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, `StrSplit`, ...):
 //!
-//! - `ParallelDrainRange` and `ParallelDrainFull` (`par_drain`), `split`,
-//!   `walk_tree` and its kin, and `MultiZip` (`(a, b, c).into_par_iter()`):
-//!   not written yet.
+//! - `split`, `walk_tree` and its kin, and `MultiZip`
+//!   (`(a, b, c).into_par_iter()`): not written yet.
+//! - `par_drain` moves the items out of the collection sequentially
+//!   first, where rayon's `Vec` drain moves them in parallel, in place;
+//!   its iterator is one type, [`Drain`], for every collection (rayon's
+//!   `vec::Drain`, `hash_map::Drain`, ...).
 //! - Ranges of `i128`, `u128` and `char`: the ranges are of the integer
 //!   types up to 64 bits.
 //! - `fold_chunks` gathers each chunk in a `Vec` before folding it,
@@ -58,6 +61,7 @@ pub(crate) mod splitter;
 mod adapters;
 mod collect;
 mod collections;
+mod drain;
 mod either_impls;
 mod find;
 mod find_first_last;
@@ -81,6 +85,7 @@ pub use adapters::{
     SkipAnyWhile, StepBy, Take, TakeAny, TakeAnyWhile, TryFold, TryFoldWith, UniformBlocks, Update,
     WhileSome, Zip, ZipEq,
 };
+pub use drain::{Drain, ParallelDrainFull, ParallelDrainRange};
 pub use either::Either;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
