@@ -868,6 +868,47 @@ fn a_block_starts_once_the_one_before_has_ended() {
     });
 }
 
+/// Halves a range until it is shorter than 10: `split`'s closure.
+fn halve(r: std::ops::Range<u64>) -> (std::ops::Range<u64>, Option<std::ops::Range<u64>>) {
+    let mid = r.start + (r.end - r.start) / 2;
+    if r.end - r.start < 10 {
+        (r, None)
+    } else {
+        (r.start..mid, Some(mid..r.end))
+    }
+}
+
+#[test]
+fn split_gives_the_pieces_in_order() {
+    on_pools(|| {
+        for n in SIZES {
+            let pieces: Vec<std::ops::Range<u64>> = stealpool::iter::split(0..n, halve).collect();
+            // Contiguous, in order, covering the whole.
+            assert_eq!(
+                pieces.iter().flat_map(Clone::clone).collect::<Vec<_>>(),
+                (0..n).collect::<Vec<_>>()
+            );
+            assert!(pieces.windows(2).all(|w| w[0].end == w[1].start));
+            let sum: u64 = stealpool::iter::split(0..n, halve).map(|r| r.sum::<u64>()).sum();
+            assert_eq!(sum, (0..n).sum::<u64>());
+            // A closure that never cuts: the data is the one item.
+            assert_eq!(stealpool::iter::split(n, |d| (d, None)).collect::<Vec<_>>(), [n]);
+        }
+    });
+    // Cut as the pool asks: a pool of 1 asks for no cut beyond its own.
+    let calls = AtomicUsize::new(0);
+    let count = ThreadPool::new(1).install(|| {
+        stealpool::iter::split(0..1_000_000u64, |r| {
+            calls.fetch_add(1, SeqCst);
+            halve(r)
+        })
+        .count()
+    });
+    assert!(count < 1_000, "{count} pieces");
+    // Each piece beyond the first is a cut the closure made.
+    assert!(count <= calls.load(SeqCst) + 1);
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the thread it runs on and waits (up to the tests' deadline) until
 /// another thread of the pool has run the hook too. Returns whether one
@@ -1076,6 +1117,14 @@ fn new_adapters_split_across_workers() {
         (
             "by_exponential_blocks",
             Box::new(|h| (0..n).into_par_iter().by_exponential_blocks().for_each(|_| h())),
+        ),
+        (
+            "split",
+            Box::new(|h| {
+                stealpool::iter::split(0..n, halve)
+                    .flat_map_iter(|r| r)
+                    .for_each(|_| h())
+            }),
         ),
         (
             "fold_with",

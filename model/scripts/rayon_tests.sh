@@ -119,7 +119,6 @@ rayon:src/iter/test.rs check_chunks_len impls into_par_iter: an integer range of
 rayon:src/iter/test.rs check_extend_heap impls par_extend: ParallelExtend<&T> for BinaryHeap
 rayon:src/iter/test.rs check_extend_items impls par_extend: ParallelExtend<&T> for the std collections
 rayon:src/iter/test.rs check_extend_pairs impls par_extend: ParallelExtend<(&K, &V)> for the maps
-rayon:src/iter/test.rs check_split missing split:
 rayon:src/iter/test.rs check_unzip impls into_par_iter: an integer range of untyped literals
 rayon:src/iter/test.rs par_iter_collect_cows impls collect: FromParallelIterator for Cow and for OsString
 rayon:src/iter/test.rs execute_pseudo_indexed_range impls into_par_iter: a range of i128 or u128
@@ -133,11 +132,9 @@ rayon:src/iter/test.rs check_skip undocumented: skip does not run the skipped it
 # rayon's integration tests (tests/*.rs)
 rayon:tests/chars.rs * impls into_par_iter: a range of char
 rayon:tests/clones.rs clone_multizip impls into_par_iter: tuples of parallel iterators (MultiZip)
-rayon:tests/clones.rs clone_splitter missing split:
 rayon:tests/clones.rs clone_vec missing par_array_windows:
 rayon:tests/debug.rs debug_adaptors impls filter,map: Debug for the adaptors over closures (map, filter, fold, ...), which derive it only for closures that have it
 rayon:tests/debug.rs debug_multizip impls into_par_iter: tuples of parallel iterators (MultiZip)
-rayon:tests/debug.rs debug_splitter missing split:
 rayon:tests/debug.rs debug_vec missing par_array_windows:
 rayon:tests/issue671-unzip.rs * impls unzip: ParallelExtend for a pair of collections
 rayon:tests/issue671.rs * impls collect: FromParallelIterator<()> for ()

@@ -30,7 +30,7 @@
 //! slices' types whose names the adapters or the strings also use are
 //! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, `StrSplit`, ...):
 //!
-//! - `split`, `walk_tree` and its kin, and `MultiZip`
+//! - `walk_tree` and its kin, and `MultiZip`
 //!   (`(a, b, c).into_par_iter()`): not written yet.
 //! - `par_drain` moves the items out of the collection sequentially
 //!   first, where rayon's `Vec` drain moves them in parallel, in place;
@@ -74,6 +74,7 @@ mod slice;
 mod slice_chunks;
 mod slice_split;
 mod sources;
+mod split;
 mod string;
 mod try_reduce;
 mod vec;
@@ -96,6 +97,7 @@ pub use slice::{
     SplitInclusiveMut as SliceSplitInclusiveMut, SplitMut as SliceSplitMut, Windows,
 };
 pub use sources::{empty, once, repeat, repeat_n, repeatn, Empty, Once, Repeat, RepeatN};
+pub use split::{split, Split};
 pub use string::{
     Bytes, CharIndices, Chars, EncodeUtf16, Lines, MatchIndices, Matches, ParallelString, Pattern,
     SplitAsciiWhitespace, SplitWhitespace, StrSplit, StrSplitInclusive, StrSplitTerminator,
