@@ -909,6 +909,66 @@ fn split_gives_the_pieces_in_order() {
     assert!(count <= calls.load(SeqCst) + 1);
 }
 
+/// The children of node `n` in a tree of `size` nodes: up to three, with
+/// some nodes leaves, so subtrees have uneven sizes.
+fn tree_children(n: u64, size: u64) -> Vec<u64> {
+    let wide = if n % 4 == 1 { 1 } else { 3 };
+    (1..=wide).map(|k| 3 * n + k).filter(|&c| c < size).collect()
+}
+
+/// The tree's nodes in prefix (or postfix) order, recursively.
+fn walked(n: u64, size: u64, prefix: bool, out: &mut Vec<u64>) {
+    if prefix {
+        out.push(n);
+    }
+    for c in tree_children(n, size) {
+        walked(c, size, prefix, out);
+    }
+    if !prefix {
+        out.push(n);
+    }
+}
+
+#[test]
+fn walk_tree_matches_a_recursive_walk() {
+    on_pools(|| {
+        for size in [1, 2, 5, 100, 3_001] {
+            for prefix in [true, false] {
+                let mut want = Vec::new();
+                walked(0, size, prefix, &mut want);
+                let children = |&n: &u64| tree_children(n, size);
+                let got: Vec<u64> = if prefix {
+                    stealpool::iter::walk_tree_prefix(0, children).collect()
+                } else {
+                    stealpool::iter::walk_tree_postfix(0, children).collect()
+                };
+                assert_eq!(got, want, "size {size}, prefix {prefix}");
+                // The first match, found early.
+                let big = |&n: &u64| n > size / 2;
+                let first = if prefix {
+                    stealpool::iter::walk_tree_prefix(0, children).find_first(big)
+                } else {
+                    stealpool::iter::walk_tree_postfix(0, children).find_first(big)
+                };
+                assert_eq!(first, want.iter().copied().find(big));
+            }
+            let mut all: Vec<u64> =
+                stealpool::iter::walk_tree(0, |&n: &u64| tree_children(n, size)).collect();
+            all.sort();
+            let mut want = Vec::new();
+            walked(0, size, true, &mut want);
+            want.sort();
+            assert_eq!(all, want);
+        }
+        // A chain 100 000 deep: no deep call stack.
+        let chain = |&n: &u32| (n < 100_000).then_some(n + 1);
+        let down: Vec<u32> = stealpool::iter::walk_tree_prefix(0, chain).collect();
+        assert_eq!(down, (0..=100_000).collect::<Vec<_>>());
+        let up: Vec<u32> = stealpool::iter::walk_tree_postfix(0, chain).collect();
+        assert_eq!(up, (0..=100_000).rev().collect::<Vec<_>>());
+    });
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the thread it runs on and waits (up to the tests' deadline) until
 /// another thread of the pool has run the hook too. Returns whether one
@@ -1125,6 +1185,14 @@ fn new_adapters_split_across_workers() {
                     .flat_map_iter(|r| r)
                     .for_each(|_| h())
             }),
+        ),
+        (
+            "walk_tree_prefix",
+            Box::new(|h| stealpool::iter::walk_tree_prefix(0, |&x| tree_children(x, n)).for_each(|_| h())),
+        ),
+        (
+            "walk_tree_postfix",
+            Box::new(|h| stealpool::iter::walk_tree_postfix(0, |&x| tree_children(x, n)).for_each(|_| h())),
         ),
         (
             "fold_with",

@@ -30,8 +30,7 @@
 //! slices' types whose names the adapters or the strings also use are
 //! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, `StrSplit`, ...):
 //!
-//! - `walk_tree` and its kin, and `MultiZip`
-//!   (`(a, b, c).into_par_iter()`): not written yet.
+//! - `MultiZip` (`(a, b, c).into_par_iter()`): not written yet.
 //! - `par_drain` moves the items out of the collection sequentially
 //!   first, where rayon's `Vec` drain moves them in parallel, in place;
 //!   its iterator is one type, [`Drain`], for every collection (rayon's
@@ -78,6 +77,7 @@ mod split;
 mod string;
 mod try_reduce;
 mod vec;
+mod walk_tree;
 
 pub use adapters::{
     Chain, Chunks, Enumerate, ExponentialBlocks, Filter, FilterMap, FlatMap, FlatMapIter, Flatten,
@@ -104,6 +104,9 @@ pub use string::{
 };
 pub use try_reduce::Try;
 pub use vec::IntoIter as VecIntoIter;
+pub use walk_tree::{
+    walk_tree, walk_tree_postfix, walk_tree_prefix, WalkTree, WalkTreePostfix, WalkTreePrefix,
+};
 
 mod indexed;
 mod into;
