@@ -969,6 +969,39 @@ fn walk_tree_matches_a_recursive_walk() {
     });
 }
 
+#[test]
+fn char_ranges_match_std() {
+    on_pools(|| {
+        let (below, above) = ('\u{D7F0}', '\u{E010}');
+        for (a, b) in [
+            ('a', 'z'),
+            (below, above),
+            ('\0', char::MAX),
+            ('x', 'x'),
+            ('z', 'a'),
+            ('\u{D7FF}', '\u{E000}'),
+        ] {
+            let want: Vec<char> = (a..b).collect();
+            assert_eq!((a..b).into_par_iter().len(), want.len());
+            assert_eq!((a..b).into_par_iter().collect::<Vec<_>>(), want, "{a:?}..{b:?}");
+            assert_eq!(
+                (a..b).into_par_iter().with_max_len(7).rev().collect::<Vec<_>>(),
+                want.iter().rev().copied().collect::<Vec<_>>()
+            );
+            let want: Vec<char> = (a..=b).collect();
+            assert_eq!((a..=b).into_par_iter().len(), want.len());
+            assert_eq!((a..=b).into_par_iter().collect::<Vec<_>>(), want, "{a:?}..={b:?}");
+            assert_eq!(
+                (a..=b).into_par_iter().enumerate().skip(3).collect::<Vec<_>>(),
+                want.iter().copied().enumerate().skip(3).collect::<Vec<_>>()
+            );
+        }
+        let mut exhausted = 'a'..='b';
+        exhausted.by_ref().for_each(drop);
+        assert_eq!(exhausted.into_par_iter().count(), 0);
+    });
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the thread it runs on and waits (up to the tests' deadline) until
 /// another thread of the pool has run the hook too. Returns whether one
@@ -1193,6 +1226,10 @@ fn new_adapters_split_across_workers() {
         (
             "walk_tree_postfix",
             Box::new(|h| stealpool::iter::walk_tree_postfix(0, |&x| tree_children(x, n)).for_each(|_| h())),
+        ),
+        (
+            "char range",
+            Box::new(|h| ('\0'..'\u{3000}').into_par_iter().for_each(|_| h())),
         ),
         (
             "fold_with",

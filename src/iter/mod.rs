@@ -35,8 +35,8 @@
 //!   first, where rayon's `Vec` drain moves them in parallel, in place;
 //!   its iterator is one type, [`Drain`], for every collection (rayon's
 //!   `vec::Drain`, `hash_map::Drain`, ...).
-//! - Ranges of `i128`, `u128` and `char`: the ranges are of the integer
-//!   types up to 64 bits.
+//! - Ranges of `i128` and `u128`: the ranges are of the integer types up
+//!   to 64 bits, and of `char`.
 //! - `fold_chunks` gathers each chunk in a `Vec` before folding it,
 //!   where rayon's folds in place: same results, one allocation per chunk.
 //!
