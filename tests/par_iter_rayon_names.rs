@@ -1002,6 +1002,66 @@ fn char_ranges_match_std() {
     });
 }
 
+#[test]
+fn tuples_zip_as_zip_does() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            let w: Vec<u64> = v.iter().map(|x| x + 1).collect();
+            let short = &v[..v.len() / 2];
+            let want: Vec<(&u64, &u64, &u64)> =
+                v.iter().zip(&w).zip(short).map(|((a, b), c)| (a, b, c)).collect();
+            let got: Vec<(&u64, &u64, &u64)> = (&v, &w, short).into_par_iter().collect();
+            assert_eq!(got, want);
+            assert_eq!((&v, &w, short).into_par_iter().len(), short.len());
+            assert_eq!(
+                (&v, &w, short)
+                    .into_par_iter()
+                    .with_max_len(1)
+                    .rev()
+                    .collect::<Vec<_>>(),
+                want.iter().rev().copied().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                (v.clone(),).into_par_iter().collect::<Vec<_>>(),
+                v.iter().map(|&x| (x,)).collect::<Vec<_>>()
+            );
+            // Twelve iterators, by value, and a tuple's `par_iter`.
+            let twelve = (
+                0..n,
+                1..n + 1,
+                2..n + 2,
+                3..n + 3,
+                4..n + 4,
+                5..n + 5,
+                6..n + 6,
+                7..n + 7,
+                8..n + 8,
+                9..n + 9,
+                10..n + 10,
+                v.clone(),
+            );
+            let sums: Vec<u64> = twelve
+                .into_par_iter()
+                .map(|(a, b, c, d, e, f, g, h, i, j, k, l)| a + b + c + d + e + f + g + h + i + j + k + l)
+                .collect();
+            assert_eq!(
+                sums,
+                v.iter()
+                    .enumerate()
+                    .map(|(i, x)| 11 * i as u64 + 55 + x)
+                    .collect::<Vec<_>>()
+            );
+            let pair = (v.clone(), w.clone());
+            assert_eq!(pair.par_iter().filter(|(a, b)| **a + 1 == **b).count(), v.len());
+            // Through `&mut`: each pair's first takes the second's value.
+            let mut pair = (v.clone(), w.clone());
+            (&mut pair).into_par_iter().for_each(|(a, b)| *a = *b);
+            assert_eq!(pair.0, w);
+        }
+    });
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the thread it runs on and waits (up to the tests' deadline) until
 /// another thread of the pool has run the hook too. Returns whether one
@@ -1230,6 +1290,10 @@ fn new_adapters_split_across_workers() {
         (
             "char range",
             Box::new(|h| ('\0'..'\u{3000}').into_par_iter().for_each(|_| h())),
+        ),
+        (
+            "MultiZip",
+            Box::new(|h| (&big, &big, &big).into_par_iter().for_each(|_| h())),
         ),
         (
             "fold_with",

@@ -30,13 +30,17 @@
 //! slices' types whose names the adapters or the strings also use are
 //! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, `StrSplit`, ...):
 //!
-//! - `MultiZip` (`(a, b, c).into_par_iter()`): not written yet.
 //! - `par_drain` moves the items out of the collection sequentially
 //!   first, where rayon's `Vec` drain moves them in parallel, in place;
 //!   its iterator is one type, [`Drain`], for every collection (rayon's
 //!   `vec::Drain`, `hash_map::Drain`, ...).
 //! - Ranges of `i128` and `u128`: the ranges are of the integer types up
 //!   to 64 bits, and of `char`.
+//! - `ParallelSlice::par_array_windows`: not written yet.
+//! - Impls: `FromParallelIterator` for `Cow` and `OsString`; and `Debug`
+//!   for the adapters over closures (`map`, `filter`, ...), which derive
+//!   it, so have it only when the closure does, where rayon's print
+//!   without the closure.
 //! - `fold_chunks` gathers each chunk in a `Vec` before folding it,
 //!   where rayon's folds in place: same results, one allocation per chunk.
 //!
@@ -110,6 +114,7 @@ pub use walk_tree::{
 
 mod indexed;
 mod into;
+mod multizip;
 mod parallel;
 
 pub use indexed::IndexedParallelIterator;
@@ -117,4 +122,5 @@ pub use into::{
     FromParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator,
     ParallelExtend,
 };
+pub use multizip::MultiZip;
 pub use parallel::ParallelIterator;
