@@ -1062,6 +1062,27 @@ fn tuples_zip_as_zip_does() {
     });
 }
 
+#[test]
+fn cows_and_os_strings_collect_as_std() {
+    use std::borrow::Cow;
+    use std::ffi::{OsStr, OsString};
+    on_pools(|| {
+        let words: Vec<String> = (0..3_000).map(|i| format!("w{i}")).collect();
+        let text = words.join(" ");
+        let v: Cow<'_, [u64]> = (0..3_000u64).into_par_iter().collect();
+        assert!(matches!(&v, Cow::Owned(owned) if *owned == (0..3_000).collect::<Vec<_>>()));
+        let joined: Cow<'_, str> = text.par_split_whitespace().collect();
+        assert_eq!(joined, words.concat());
+        let os: OsString = text.par_split_whitespace().map(OsStr::new).collect();
+        assert_eq!(os, OsString::from(words.concat()));
+        let os: Cow<'_, OsStr> = text.par_split_whitespace().map(OsString::from).collect();
+        assert_eq!(os, OsStr::new(&words.concat()));
+        let mut os = OsString::from(">");
+        os.par_extend(text.par_split_whitespace().map(|w| Cow::Borrowed(OsStr::new(w))));
+        assert_eq!(os, OsString::from(format!(">{}", words.concat())));
+    });
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the thread it runs on and waits (up to the tests' deadline) until
 /// another thread of the pool has run the hook too. Returns whether one

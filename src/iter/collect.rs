@@ -1,6 +1,7 @@
 //! Collecting: [`FromParallelIterator`] and [`ParallelExtend`] for `Vec`,
-//! `String` and `HashMap` (the other std collections are in
-//! `collections.rs`), `Result` and `Option` of any of them, and `unzip`.
+//! `String`, `OsString` and `HashMap` (the other std collections are in
+//! `collections.rs`), `Cow`, `Result` and `Option` of any of them, and
+//! `unzip`.
 //!
 //! An indexed iterator collected into a `Vec` writes every piece's items
 //! straight into their places in the vector's spare capacity (I2, I3). An
@@ -13,7 +14,9 @@ use super::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
 };
 use crate::sync::{AtomicBool, Mutex, Ordering};
+use std::borrow::Cow;
 use std::collections::{HashMap, LinkedList};
+use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
 use std::marker::PhantomData;
 use std::ptr;
@@ -319,6 +322,48 @@ macro_rules! string_from {
 }
 
 string_from!(char, &'a char, &'a str, String);
+
+/// `OsString` from pieces of text: `&OsStr`, `OsString`, `Cow<OsStr>`.
+macro_rules! os_string_from {
+    ($($item:ty),*) => {$(
+        impl<'a> ParallelExtend<$item> for OsString {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
+                let pieces: LinkedList<OsString> = collect_pieces(par_iter.into_par_iter());
+                self.reserve(pieces.iter().map(|piece| piece.len()).sum());
+                self.extend(pieces);
+            }
+        }
+
+        impl<'a> FromParallelIterator<$item> for OsString {
+            fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
+                let mut string = OsString::new();
+                string.par_extend(par_iter);
+                string
+            }
+        }
+    )*};
+}
+
+os_string_from!(&'a OsStr, OsString, Cow<'a, OsStr>);
+
+/// A `Cow` of anything whose owned form collects: always `Cow::Owned`.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use stealpool::prelude::*;
+///
+/// let text: Cow<'_, str> = "a b".par_split_whitespace().collect();
+/// assert!(matches!(text, Cow::Owned(ref s) if s == "ab"));
+/// ```
+impl<'a, C, T> FromParallelIterator<T> for Cow<'a, C>
+where
+    C: ToOwned<Owned: FromParallelIterator<T>> + ?Sized,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Cow::Owned(C::Owned::from_par_iter(par_iter))
+    }
+}
 
 impl<K, V, S> ParallelExtend<(K, V)> for HashMap<K, V, S>
 where

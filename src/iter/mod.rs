@@ -37,10 +37,9 @@
 //! - Ranges of `i128` and `u128`: the ranges are of the integer types up
 //!   to 64 bits, and of `char`.
 //! - `ParallelSlice::par_array_windows`: not written yet.
-//! - Impls: `FromParallelIterator` for `Cow` and `OsString`; and `Debug`
-//!   for the adapters over closures (`map`, `filter`, ...), which derive
-//!   it, so have it only when the closure does, where rayon's print
-//!   without the closure.
+//! - `Debug` for the adapters over closures (`map`, `filter`, ...): they
+//!   derive it, so have it only when the closure does, where rayon's
+//!   print without the closure.
 //! - `fold_chunks` gathers each chunk in a `Vec` before folding it,
 //!   where rayon's folds in place: same results, one allocation per chunk.
 //!
