@@ -1083,6 +1083,36 @@ fn cows_and_os_strings_collect_as_std() {
     });
 }
 
+#[test]
+fn array_windows_match_windows() {
+    on_pools(|| {
+        for n in SIZES {
+            let v = data(n);
+            let want: Vec<&[u64]> = v.windows(3).collect();
+            let got: Vec<&[u64; 3]> = v.par_array_windows().collect();
+            assert_eq!(got.iter().map(|w| &w[..]).collect::<Vec<_>>(), want);
+            assert_eq!(v.par_array_windows::<3>().len(), want.len());
+            let back: Vec<&[u64; 1]> = v.par_array_windows().with_max_len(1).rev().collect();
+            assert_eq!(back, v.iter().rev().map(std::array::from_ref).collect::<Vec<_>>());
+            let sums: Vec<u64> = v
+                .par_array_windows::<7>()
+                .with_max_len(2)
+                .map(|w| w.iter().sum())
+                .collect();
+            assert_eq!(sums, v.windows(7).map(|w| w.iter().sum()).collect::<Vec<u64>>());
+        }
+    });
+    assert!(panic::catch_unwind(|| [1u8].par_array_windows::<0>().count()).is_err());
+    // The shared slices' splits clone with their predicate.
+    let v = [1u8, 0, 2, 2, 0, 3];
+    let split = v.par_split(|x| *x == 0);
+    assert_eq!(split.clone().collect::<Vec<_>>(), split.collect::<Vec<_>>());
+    let inclusive = v.par_split_inclusive(|x| *x == 0);
+    assert_eq!(inclusive.clone().count(), inclusive.count());
+    let runs = v.par_chunk_by(|a, b| a == b);
+    assert_eq!(runs.clone().collect::<Vec<_>>(), runs.collect::<Vec<_>>());
+}
+
 /// Runs `f` with the items' closure hook on a pool of 2: the hook notes
 /// the thread it runs on and waits (up to the tests' deadline) until
 /// another thread of the pool has run the hook too. Returns whether one
@@ -1315,6 +1345,10 @@ fn new_adapters_split_across_workers() {
         (
             "MultiZip",
             Box::new(|h| (&big, &big, &big).into_par_iter().for_each(|_| h())),
+        ),
+        (
+            "par_array_windows",
+            Box::new(|h| big.par_array_windows::<2>().for_each(|_| h())),
         ),
         (
             "fold_with",

@@ -123,9 +123,7 @@ rayon:src/iter/test.rs check_unzip impls into_par_iter: an integer range of unty
 rayon:src/iter/test.rs execute_pseudo_indexed_range impls into_par_iter: a range of i128 or u128
 rayon:src/iter/test.rs check_skip undocumented: skip does not run the skipped items through the closures before it (rayon's and std's skip do); reported, to be decided
 # rayon's integration tests (tests/*.rs)
-rayon:tests/clones.rs clone_vec missing par_array_windows:
 rayon:tests/debug.rs debug_adaptors impls filter,map: Debug for the adaptors over closures (map, filter, fold, ...), which derive it only for closures that have it
-rayon:tests/debug.rs debug_vec missing par_array_windows:
 rayon:tests/issue671-unzip.rs * impls unzip: ParallelExtend for a pair of collections
 rayon:tests/issue671.rs * impls collect: FromParallelIterator<()> for ()
 rayon:tests/octillion.rs * impls into_par_iter: a range of u128

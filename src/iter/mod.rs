@@ -36,7 +36,6 @@
 //!   `vec::Drain`, `hash_map::Drain`, ...).
 //! - Ranges of `i128` and `u128`: the ranges are of the integer types up
 //!   to 64 bits, and of `char`.
-//! - `ParallelSlice::par_array_windows`: not written yet.
 //! - `Debug` for the adapters over closures (`map`, `filter`, ...): they
 //!   derive it, so have it only when the closure does, where rayon's
 //!   print without the closure.
@@ -94,10 +93,11 @@ pub use either::Either;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
 pub use slice::{
-    ChunkBy, ChunkByMut, Chunks as SliceChunks, ChunksExact, ChunksExactMut, ChunksMut as SliceChunksMut,
-    Iter as SliceIter, IterMut as SliceIterMut, ParallelSlice, ParallelSliceMut, RChunks, RChunksExact,
-    RChunksExactMut, RChunksMut, Split as SliceSplit, SplitInclusive as SliceSplitInclusive,
-    SplitInclusiveMut as SliceSplitInclusiveMut, SplitMut as SliceSplitMut, Windows,
+    ArrayWindows, ChunkBy, ChunkByMut, Chunks as SliceChunks, ChunksExact, ChunksExactMut,
+    ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut, ParallelSlice, ParallelSliceMut,
+    RChunks, RChunksExact, RChunksExactMut, RChunksMut, Split as SliceSplit,
+    SplitInclusive as SliceSplitInclusive, SplitInclusiveMut as SliceSplitInclusiveMut,
+    SplitMut as SliceSplitMut, Windows,
 };
 pub use sources::{empty, once, repeat, repeat_n, repeatn, Empty, Once, Repeat, RepeatN};
 pub use split::{split, Split};

@@ -71,6 +71,26 @@ pub trait ParallelSlice<T: Sync> {
         }
     }
 
+    /// The windows of `N` elements, as arrays: as
+    /// [`par_windows(N)`](ParallelSlice::par_windows), each a `&[T; N]`.
+    ///
+    /// # Panics
+    ///
+    /// If `N` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let windows: Vec<&[i32; 2]> = [1, 2, 3].par_array_windows().collect();
+    /// assert_eq!(windows, [&[1, 2], &[2, 3]]);
+    /// ```
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        assert!(N != 0, "window size must be non-zero");
+        ArrayWindows {
+            slice: self.as_parallel_slice(),
+        }
+    }
+
     /// The slice's whole `chunk_size`-long chunks, as
     /// [`slice::chunks_exact`]; the items after the last are its
     /// [`remainder`](ChunksExact::remainder).
@@ -827,5 +847,80 @@ impl<'a, T: Send + 'a, const N: usize> IntoParallelIterator for &'a mut [T; N] {
     type Item = &'a mut T;
     fn into_par_iter(self) -> IterMut<'a, T> {
         IterMut { slice: self }
+    }
+}
+
+/// The iterator of [`par_array_windows`](ParallelSlice::par_array_windows).
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let w: stealpool::iter::ArrayWindows<'_, u8, 3> = [1u8, 2, 3, 4].par_array_windows();
+/// assert_eq!(w.map(|[a, _, c]| a + c).collect::<Vec<_>>(), [4, 6]);
+/// ```
+#[derive(Debug)]
+pub struct ArrayWindows<'a, T, const N: usize> {
+    slice: &'a [T],
+}
+
+impl<T, const N: usize> Clone for ArrayWindows<'_, T, N> {
+    fn clone(&self) -> Self {
+        ArrayWindows { ..*self }
+    }
+}
+
+impl<'a, T: Sync + 'a, const N: usize> ParallelIterator for ArrayWindows<'a, T, N> {
+    type Item = &'a [T; N];
+
+    fn drive_unindexed<C: UnindexedConsumer<&'a [T; N]>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl<'a, T: Sync + 'a, const N: usize> IndexedParallelIterator for ArrayWindows<'a, T, N> {
+    fn len(&self) -> usize {
+        self.slice.len().saturating_sub(N - 1)
+    }
+
+    fn with_producer<CB: ProducerCallback<&'a [T; N]>>(self, callback: CB) -> CB::Output {
+        callback.callback(self)
+    }
+}
+
+/// A window as the array it is.
+fn as_array<T, const N: usize>(window: &[T]) -> &[T; N] {
+    window.try_into().expect("a window is N long")
+}
+
+impl<'a, T: Sync, const N: usize> Producer for ArrayWindows<'a, T, N> {
+    type Item = &'a [T; N];
+    type IntoIter = std::iter::Map<std::slice::Windows<'a, T>, fn(&'a [T]) -> &'a [T; N]>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.slice
+            .windows(N)
+            .map(as_array::<T, N> as fn(&'a [T]) -> &'a [T; N])
+    }
+
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        // As `Windows`: the left part keeps the `N - 1` elements after
+        // `index` that its last windows need.
+        let end = (index + N - 1).min(self.slice.len());
+        (
+            ArrayWindows {
+                slice: &self.slice[..end],
+            },
+            ArrayWindows {
+                slice: &self.slice[index.min(self.slice.len())..],
+            },
+        )
     }
 }

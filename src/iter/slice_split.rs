@@ -182,3 +182,20 @@ split_iterator!(
     pred (Fn(&T) -> bool), seq split_inclusive_mut, split split_at_mut,
     cut |s, p, i| i + 1 < s.len() && p(&s[i]), parts 0
 );
+
+/// The iterators over shared slices clone with their predicate, as
+/// rayon's do.
+macro_rules! clone_with_pred {
+    ($($name:ident),*) => {$(
+        impl<T, P: Clone> Clone for $name<'_, T, P> {
+            fn clone(&self) -> Self {
+                $name {
+                    slice: self.slice,
+                    pred: self.pred.clone(),
+                }
+            }
+        }
+    )*};
+}
+
+clone_with_pred!(Split, SplitInclusive, ChunkBy);
