@@ -114,12 +114,9 @@ core:tests/scoped_threadpool.rs * missing spawn_handler,build_scoped: the pool's
 core:tests/double_init_fail.rs * differs: the error's text is stealpool's own ("the global pool was already built"); the test asserts rayon's wording
 core:tests/use_current_thread.rs * missing use_current_thread,spawn_handler: the caller's thread as a worker
 # rayon's unit tests (src/iter/test.rs)
-rayon:src/iter/test.rs check_chunks_even_size impls into_par_iter: an integer range of untyped literals (IntoParallelIterator per integer type, where rayon has one impl over all)
-rayon:src/iter/test.rs check_chunks_len impls into_par_iter: an integer range of untyped literals
 rayon:src/iter/test.rs check_extend_heap impls par_extend: ParallelExtend<&T> for BinaryHeap
 rayon:src/iter/test.rs check_extend_items impls par_extend: ParallelExtend<&T> for the std collections
 rayon:src/iter/test.rs check_extend_pairs impls par_extend: ParallelExtend<(&K, &V)> for the maps
-rayon:src/iter/test.rs check_unzip impls into_par_iter: an integer range of untyped literals
 rayon:src/iter/test.rs execute_pseudo_indexed_range impls into_par_iter: a range of i128 or u128
 rayon:src/iter/test.rs check_skip undocumented: skip does not run the skipped items through the closures before it (rayon's and std's skip do); reported, to be decided
 # rayon's integration tests (tests/*.rs)
