@@ -1063,7 +1063,7 @@ fn tuples_zip_as_zip_does() {
 }
 
 #[test]
-fn cows_and_os_strings_collect_as_std() {
+fn cows_os_strings_and_units_collect_as_std() {
     use std::borrow::Cow;
     use std::ffi::{OsStr, OsString};
     on_pools(|| {
@@ -1080,6 +1080,18 @@ fn cows_and_os_strings_collect_as_std() {
         let mut os = OsString::from(">");
         os.par_extend(text.par_split_whitespace().map(|w| Cow::Borrowed(OsStr::new(w))));
         assert_eq!(os, OsString::from(format!(">{}", words.concat())));
+        // `()` runs every item for its effect.
+        let seen = AtomicUsize::new(0);
+        let () = (0..3_000usize)
+            .into_par_iter()
+            .map(|x| _ = seen.fetch_add(x, SeqCst))
+            .collect();
+        assert_eq!(seen.load(SeqCst), (0..3_000).sum::<usize>());
+        let ok: Result<(), usize> = (0..3_000usize)
+            .into_par_iter()
+            .map(|x| if x < 5_000 { Ok(()) } else { Err(x) })
+            .collect();
+        assert_eq!(ok, Ok(()));
     });
 }
 

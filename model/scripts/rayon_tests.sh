@@ -122,7 +122,6 @@ rayon:src/iter/test.rs check_skip undocumented: skip does not run the skipped it
 # rayon's integration tests (tests/*.rs)
 rayon:tests/debug.rs debug_adaptors impls filter,map: Debug for the adaptors over closures (map, filter, fold, ...), which derive it only for closures that have it
 rayon:tests/issue671-unzip.rs * impls unzip: ParallelExtend for a pair of collections
-rayon:tests/issue671.rs * impls collect: FromParallelIterator<()> for ()
 rayon:tests/octillion.rs * impls into_par_iter: a range of u128
 rayon:tests/par_bridge_recursion.rs * missing broadcast:
 rayon:tests/producer_split_at.rs * impls Producer: its check helper needs Producer::IntoIter to be DoubleEndedIterator and ExactSizeIterator, which stealpool's Producer does not require

@@ -1,7 +1,7 @@
 //! Collecting: [`FromParallelIterator`] and [`ParallelExtend`] for `Vec`,
-//! `String`, `OsString` and `HashMap` (the other std collections are in
-//! `collections.rs`), `Cow`, `Result` and `Option` of any of them, and
-//! `unzip`.
+//! `String`, `OsString`, `HashMap` and `()` (the other std collections
+//! are in `collections.rs`), `Cow`, `Result` and `Option` of any of them,
+//! and `unzip`.
 //!
 //! An indexed iterator collected into a `Vec` writes every piece's items
 //! straight into their places in the vector's spare capacity (I2, I3). An
@@ -345,6 +345,36 @@ macro_rules! os_string_from {
 }
 
 os_string_from!(&'a OsStr, OsString, Cow<'a, OsStr>);
+
+/// Runs the iterator for its effects: `()` from items that are `()`.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use stealpool::prelude::*;
+///
+/// let seen = AtomicU32::new(0);
+/// let () = (0..10u32).into_par_iter().map(|x| _ = seen.fetch_add(x, Ordering::Relaxed)).collect();
+/// assert_eq!(seen.into_inner(), 45);
+/// ```
+impl FromParallelIterator<()> for () {
+    fn from_par_iter<I: IntoParallelIterator<Item = ()>>(par_iter: I) -> Self {
+        par_iter.into_par_iter().for_each(drop);
+    }
+}
+
+/// Runs the iterator for its effects, as collecting into `()` does.
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let mut unit = ();
+/// unit.par_extend((0..3u8).into_par_iter().map(|_| ()));
+/// ```
+impl ParallelExtend<()> for () {
+    fn par_extend<I: IntoParallelIterator<Item = ()>>(&mut self, par_iter: I) {
+        par_iter.into_par_iter().for_each(drop);
+    }
+}
 
 /// A `Cow` of anything whose owned form collects: always `Cow::Owned`.
 ///
