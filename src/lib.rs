@@ -37,8 +37,8 @@ pub mod guide;
 pub mod prelude {
     pub use crate::iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
-        IntoParallelRefMutIterator, ParallelBridge, ParallelExtend, ParallelIterator, ParallelSlice,
-        ParallelSliceMut, ParallelString,
+        IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull, ParallelDrainRange, ParallelExtend,
+        ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
     };
 }
 

@@ -2,7 +2,8 @@
 //! The parallel iterators' `unsafe` (`proofs/iter.md`): the drain of
 //! `Vec::into_par_iter` (I1) and the indexed `collect` into a vector's
 //! spare capacity (I2, I3), on paths that finish, stop early and panic,
-//! with heap-owning items so that a leak, a double drop or an
+//! and `par_drain` (which hands the drained range to the first), with
+//! heap-owning items so that a leak, a double drop or an
 //! uninitialized read is visible.
 //!
 //! Sized for Miri, which CI runs over several seeds under both Stacked and
@@ -143,4 +144,22 @@ fn drains_walked_backwards_chained_and_bridged() {
         })
     }));
     assert!(result.is_err());
+}
+
+#[test]
+fn par_drain_moves_out_and_drops_once() {
+    quiet_expected_panics();
+    let pool = ThreadPool::new(2);
+    let mut v = strings();
+    let out: Vec<String> = pool.install(|| v.par_drain(4..20).map(|s| s + "!").collect());
+    assert_eq!((out.len(), v.len()), (16, 8));
+    assert_eq!(out[0], "4!");
+    // Dropped unrun, and a panic while handing out.
+    drop(v.par_drain(..3));
+    assert_eq!(v.len(), 5);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.install(|| v.par_drain(..).for_each(|s| assert!(s != "21", "{EXPECTED}")))
+    }));
+    assert!(result.is_err());
+    assert!(v.is_empty());
 }

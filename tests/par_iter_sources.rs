@@ -1,9 +1,9 @@
 #![cfg(not(any(feature = "loom", feature = "shuttle")))]
 //! The parallel iterators' sources and targets beyond ranges and slices:
 //! `par_bridge`, the std collections, `Option` and `Result`,
-//! `par_sort_unstable` of `Send` elements, and inclusive ranges longer than
-//! `usize`, against the sequential std iterators on pools of 1 and 2
-//! workers.
+//! `par_sort_unstable` of `Send` elements, inclusive ranges longer than
+//! `usize`, and the types inferred for unsuffixed ranges, against the
+//! sequential std iterators on pools of 1 and 2 workers.
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
@@ -177,5 +177,23 @@ fn inclusive_ranges_longer_than_usize_iterate_unindexed() {
         );
         let (high, low) = (5u32, 4u32);
         assert_eq!((high..=low).into_par_iter().count(), 0);
+    });
+}
+
+/// Ranges of unsuffixed integer literals infer as with rayon: the range's
+/// iterator type is known before its integer type, so indexed methods
+/// resolve and the `i32` fallback fixes the type afterwards.
+#[test]
+fn unsuffixed_integer_ranges_infer() {
+    on_pools(|| {
+        let chunks = (1..10).into_par_iter().chunks(3).collect::<Vec<Vec<i32>>>();
+        assert_eq!(chunks, [vec![1, 2, 3], vec![4, 5, 6], vec![7, 8, 9]]);
+        let pairs: Vec<(usize, i32)> = (0..=3).into_par_iter().enumerate().collect();
+        assert_eq!(pairs, [(0, 0), (1, 1), (2, 2), (3, 3)]);
+        // The literal's fallback type, `i32`: 2^31 - 1 would overflow a `u8`.
+        let sum = (0..3).into_par_iter().map(|x| x * 1_000_000_000).max();
+        assert_eq!(sum, Some(2_000_000_000));
+        let len = (5..1_005).into_par_iter().zip(0..2_000).len();
+        assert_eq!(len, 1_000);
     });
 }

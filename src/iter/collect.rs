@@ -1,6 +1,7 @@
 //! Collecting: [`FromParallelIterator`] and [`ParallelExtend`] for `Vec`,
-//! `String` and `HashMap` (the other std collections are in
-//! `collections.rs`), `Result` and `Option` of any of them, and `unzip`.
+//! `String`, `OsString`, `HashMap` and `()` (the other std collections
+//! are in `collections.rs`), `Cow`, `Result` and `Option` of any of them,
+//! and `unzip`.
 //!
 //! An indexed iterator collected into a `Vec` writes every piece's items
 //! straight into their places in the vector's spare capacity (I2, I3). An
@@ -8,11 +9,14 @@
 //! a collection of its own and joins them in order.
 
 use super::plumbing::{bridge, Consumer, Folder, Reducer, UnindexedConsumer};
+use super::Either;
 use super::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
 };
 use crate::sync::{AtomicBool, Mutex, Ordering};
+use std::borrow::Cow;
 use std::collections::{HashMap, LinkedList};
+use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
 use std::marker::PhantomData;
 use std::ptr;
@@ -319,6 +323,78 @@ macro_rules! string_from {
 
 string_from!(char, &'a char, &'a str, String);
 
+/// `OsString` from pieces of text: `&OsStr`, `OsString`, `Cow<OsStr>`.
+macro_rules! os_string_from {
+    ($($item:ty),*) => {$(
+        impl<'a> ParallelExtend<$item> for OsString {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
+                let pieces: LinkedList<OsString> = collect_pieces(par_iter.into_par_iter());
+                self.reserve(pieces.iter().map(|piece| piece.len()).sum());
+                self.extend(pieces);
+            }
+        }
+
+        impl<'a> FromParallelIterator<$item> for OsString {
+            fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
+                let mut string = OsString::new();
+                string.par_extend(par_iter);
+                string
+            }
+        }
+    )*};
+}
+
+os_string_from!(&'a OsStr, OsString, Cow<'a, OsStr>);
+
+/// Runs the iterator for its effects: `()` from items that are `()`.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use stealpool::prelude::*;
+///
+/// let seen = AtomicU32::new(0);
+/// let () = (0..10u32).into_par_iter().map(|x| _ = seen.fetch_add(x, Ordering::Relaxed)).collect();
+/// assert_eq!(seen.into_inner(), 45);
+/// ```
+impl FromParallelIterator<()> for () {
+    fn from_par_iter<I: IntoParallelIterator<Item = ()>>(par_iter: I) -> Self {
+        par_iter.into_par_iter().for_each(drop);
+    }
+}
+
+/// Runs the iterator for its effects, as collecting into `()` does.
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let mut unit = ();
+/// unit.par_extend((0..3u8).into_par_iter().map(|_| ()));
+/// ```
+impl ParallelExtend<()> for () {
+    fn par_extend<I: IntoParallelIterator<Item = ()>>(&mut self, par_iter: I) {
+        par_iter.into_par_iter().for_each(drop);
+    }
+}
+
+/// A `Cow` of anything whose owned form collects: always `Cow::Owned`.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use stealpool::prelude::*;
+///
+/// let text: Cow<'_, str> = "a b".par_split_whitespace().collect();
+/// assert!(matches!(text, Cow::Owned(ref s) if s == "ab"));
+/// ```
+impl<'a, C, T> FromParallelIterator<T> for Cow<'a, C>
+where
+    C: ToOwned<Owned: FromParallelIterator<T>> + ?Sized,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Cow::Owned(C::Owned::from_par_iter(par_iter))
+    }
+}
+
 impl<K, V, S> ParallelExtend<(K, V)> for HashMap<K, V, S>
 where
     K: Eq + Hash + Send,
@@ -369,6 +445,49 @@ where
     from_a.par_extend(all_a);
     from_b.par_extend(all_b);
     (from_a, from_b)
+}
+
+/// `partition_map`'s end: each piece sorts its items into two vectors,
+/// the pieces' vectors are joined in order, and each side extends its
+/// collection in parallel, as [`unzip`] does.
+pub(super) fn partition_map<I, A, B, L, R>(par_iter: I) -> (A, B)
+where
+    I: ParallelIterator<Item = Either<L, R>>,
+    A: Default + Send + ParallelExtend<L>,
+    B: Default + Send + ParallelExtend<R>,
+    L: Send,
+    R: Send,
+{
+    let pieces: LinkedList<Sides<L, R>> = collect_pieces(par_iter);
+    let (mut all_left, mut all_right) = (Vec::new(), Vec::new());
+    for Sides(mut left, mut right) in pieces {
+        all_left.append(&mut left);
+        all_right.append(&mut right);
+    }
+    let (mut left, mut right) = (A::default(), B::default());
+    left.par_extend(all_left);
+    right.par_extend(all_right);
+    (left, right)
+}
+
+/// One piece of `partition_map`: its `Left` values and its `Right` ones.
+struct Sides<L, R>(Vec<L>, Vec<R>);
+
+impl<L, R> Default for Sides<L, R> {
+    fn default() -> Self {
+        Sides(Vec::new(), Vec::new())
+    }
+}
+
+impl<L, R> Extend<Either<L, R>> for Sides<L, R> {
+    fn extend<T: IntoIterator<Item = Either<L, R>>>(&mut self, iter: T) {
+        for item in iter {
+            match item {
+                Either::Left(left) => self.0.push(left),
+                Either::Right(right) => self.1.push(right),
+            }
+        }
+    }
 }
 
 /// Collects the `Ok` values, or returns an `Err` if any item is one: as

@@ -21,6 +21,34 @@
 //!
 //! The [`plumbing`] module has the producer and consumer traits that the
 //! iterators are built from.
+//!
+//! # Rayon's names not here yet
+//!
+//! The names of rayon 1.12's `prelude`, `iter`, `slice` and `str` are
+//! here, with rayon's signatures, but for these (all in this module:
+//! there are no `stealpool::slice` or `stealpool::str` modules, so the
+//! slices' types whose names the adapters or the strings also use are
+//! prefixed: `SliceIter`, `SliceChunks`, `SliceSplit`, `StrSplit`, ...):
+//!
+//! - `par_drain` moves the items out of the collection sequentially
+//!   first, where rayon's `Vec` drain moves them in parallel, in place;
+//!   its iterator is one type, [`Drain`], for every collection (rayon's
+//!   `vec::Drain`, `hash_map::Drain`, ...).
+//! - Ranges of `i128` and `u128`: the ranges are of the integer types up
+//!   to 64 bits, and of `char`.
+//! - `Debug` for the adapters over closures (`map`, `filter`, ...): they
+//!   derive it, so have it only when the closure does, where rayon's
+//!   print without the closure.
+//! - `fold_chunks` gathers each chunk in a `Vec` before folding it,
+//!   where rayon's folds in place: same results, one allocation per chunk.
+//!
+//! Beyond rayon's names: [`Try`] names the types the `try_*` methods
+//! take (rayon's is private), and [`Pattern`] those the strings'
+//! `par_split` and its kin take (rayon's `str::Pattern`, whose methods
+//! are private; this one's [`matches_char`](Pattern::matches_char) is
+//! public). [`Either`] is the `either` crate's, as rayon's is: an `Either`
+//! of two parallel iterators is one, and of two collections extends as
+//! the one it holds.
 
 // The engine under every data-parallel call: the pool a call forks on,
 // the adaptive splitter, the sorts, and the `ThreadPool` loops. The
@@ -34,6 +62,8 @@ pub(crate) mod splitter;
 mod adapters;
 mod collect;
 mod collections;
+mod drain;
+mod either_impls;
 mod find;
 mod find_first_last;
 mod for_each;
@@ -42,24 +72,48 @@ pub mod plumbing;
 mod range;
 mod reduce;
 mod slice;
+mod slice_chunks;
+mod slice_split;
+mod sources;
+mod split;
 mod string;
+mod try_reduce;
 mod vec;
+mod walk_tree;
 
 pub use adapters::{
-    Chain, Chunks, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MapInit, MapWith, MinLen,
-    Rev, Skip, Take, WhileSome, Zip,
+    Chain, Chunks, Enumerate, ExponentialBlocks, Filter, FilterMap, FlatMap, FlatMapIter, Flatten,
+    FlattenIter, Fold, FoldChunks, FoldChunksWith, FoldWith, Inspect, Interleave, InterleaveShortest,
+    Intersperse, Map, MapInit, MapWith, MaxLen, MinLen, PanicFuse, Positions, Rev, Skip, SkipAny,
+    SkipAnyWhile, StepBy, Take, TakeAny, TakeAnyWhile, TryFold, TryFoldWith, UniformBlocks, Update,
+    WhileSome, Zip, ZipEq,
 };
+pub use drain::{Drain, ParallelDrainFull, ParallelDrainRange};
+pub use either::Either;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use range::{InclusiveIter as RangeInclusiveIter, Iter as RangeIter};
 pub use slice::{
-    Chunks as SliceChunks, ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut,
-    ParallelSlice, ParallelSliceMut, Windows,
+    ArrayWindows, ChunkBy, ChunkByMut, Chunks as SliceChunks, ChunksExact, ChunksExactMut,
+    ChunksMut as SliceChunksMut, Iter as SliceIter, IterMut as SliceIterMut, ParallelSlice, ParallelSliceMut,
+    RChunks, RChunksExact, RChunksExactMut, RChunksMut, Split as SliceSplit,
+    SplitInclusive as SliceSplitInclusive, SplitInclusiveMut as SliceSplitInclusiveMut,
+    SplitMut as SliceSplitMut, Windows,
 };
-pub use string::{Lines, ParallelString, SplitWhitespace};
+pub use sources::{empty, once, repeat, repeat_n, repeatn, Empty, Once, Repeat, RepeatN};
+pub use split::{split, Split};
+pub use string::{
+    Bytes, CharIndices, Chars, EncodeUtf16, Lines, MatchIndices, Matches, ParallelString, Pattern,
+    SplitAsciiWhitespace, SplitWhitespace, StrSplit, StrSplitInclusive, StrSplitTerminator,
+};
+pub use try_reduce::Try;
 pub use vec::IntoIter as VecIntoIter;
+pub use walk_tree::{
+    walk_tree, walk_tree_postfix, walk_tree_prefix, WalkTree, WalkTreePostfix, WalkTreePrefix,
+};
 
 mod indexed;
 mod into;
+mod multizip;
 mod parallel;
 
 pub use indexed::IndexedParallelIterator;
@@ -67,4 +121,5 @@ pub use into::{
     FromParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator,
     ParallelExtend,
 };
+pub use multizip::MultiZip;
 pub use parallel::ParallelIterator;

@@ -3,11 +3,16 @@
 //! (`collect.rs`, `find.rs`, `for_each.rs`, `reduce.rs`).
 
 use super::adapters::{
-    Chain, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Map, MapInit, MapWith, WhileSome,
+    Chain, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith, Inspect,
+    Intersperse, Map, MapInit, MapWith, PanicFuse, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile, TryFold,
+    TryFoldWith, Update, WhileSome,
 };
 use super::plumbing::UnindexedConsumer;
+use super::try_reduce::{self, Try};
+use super::Either;
 use super::{collect, find, find_first_last, for_each, reduce};
 use super::{FromParallelIterator, IntoParallelIterator, ParallelExtend};
+use std::collections::LinkedList;
 use std::iter::{Product, Sum};
 
 /// A parallel iterator: the items of a source, in pieces processed on the
@@ -297,6 +302,22 @@ pub trait ParallelIterator: Sized + Send {
         Fold::new(self, identity, fold_op)
     }
 
+    /// [`fold`](ParallelIterator::fold) from a clone of `init` in every piece.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let longest = ["a", "ccc", "bb"].par_iter().fold_with(0usize, |n, s| n.max(s.len())).max();
+    /// assert_eq!(longest, Some(3));
+    /// ```
+    fn fold_with<F, T>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send + Clone,
+    {
+        FoldWith::new(self, init, fold_op)
+    }
+
     /// The sum of the items (as [`Iterator::sum`]; an overflow panics in debug builds).
     ///
     /// ```
@@ -532,6 +553,417 @@ pub trait ParallelIterator: Sized + Send {
         T: Send,
     {
         WhileSome::new(self)
+    }
+
+    /// Calls `op` on every item until one call short-circuits (returns
+    /// `None`, `Err` or `Break`); then every piece stops, and that value
+    /// is returned (some such value, when several pieces short-circuit).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let ok: Result<(), u32> = (0..100u32).into_par_iter().try_for_each(|x| if x < 100 { Ok(()) } else { Err(x) });
+    /// assert_eq!(ok, Ok(()));
+    /// let err = (0..100u32).into_par_iter().try_for_each(|x| if x % 10 != 7 { Ok(()) } else { Err(x) });
+    /// assert_eq!(err.map_err(|x| x % 10), Err(7));
+    /// ```
+    fn try_for_each<OP, R>(self, op: OP) -> R
+    where
+        OP: Fn(Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map(op).try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// [`try_for_each`](ParallelIterator::try_for_each) with a `&mut` to a
+    /// clone of `init`, one clone per piece.
+    ///
+    /// ```
+    /// use std::sync::mpsc::channel;
+    /// use stealpool::prelude::*;
+    ///
+    /// let (sender, receiver) = channel();
+    /// let sent = (0..5u32).into_par_iter().try_for_each_with(sender, |s, x| s.send(x));
+    /// assert!(sent.is_ok());
+    /// assert_eq!(receiver.iter().count(), 5);
+    /// ```
+    fn try_for_each_with<OP, T, R>(self, init: T, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_with(init, op)
+            .try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// [`try_for_each`](ParallelIterator::try_for_each) with a `&mut` to a
+    /// value made by `init()` once per piece.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let parsed = ["1", "22", "x"].par_iter().try_for_each_init(String::new, |buffer, s| {
+    ///     buffer.clear();
+    ///     buffer.push_str(s);
+    ///     buffer.parse::<u32>().map(|_| ())
+    /// });
+    /// assert!(parsed.is_err());
+    /// ```
+    fn try_for_each_init<OP, INIT, T, R>(self, init: INIT, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_init(init, op)
+            .try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// [`reduce`](ParallelIterator::reduce) over items that may
+    /// short-circuit (`Option`, `Result`, `ControlFlow`): the first one
+    /// met that does, or the combination of the successes; every piece
+    /// stops once one short-circuits.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let sum = (0..100u8).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, None); // 4 950 does not fit a u8
+    /// let sum = (0..10u8).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, Some(45));
+    /// ```
+    fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        try_reduce::try_reduce(self, identity, op)
+    }
+
+    /// [`try_reduce`](ParallelIterator::try_reduce) with no identity:
+    /// `None` for no items.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let product = (1..6u32).into_par_iter().map(Ok::<u32, ()>).try_reduce_with(|a, b| Ok(a * b));
+    /// assert_eq!(product, Some(Ok(120)));
+    /// assert_eq!((0..0u32).into_par_iter().map(Some).try_reduce_with(|a, b| Some(a + b)), None);
+    /// ```
+    fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        try_reduce::try_reduce_with(self, op)
+    }
+
+    /// [`fold`](ParallelIterator::fold) that may short-circuit: each
+    /// piece folds until `fold_op` returns `None`, `Err` or `Break`, which
+    /// becomes that piece's item; often followed by
+    /// [`try_reduce`](ParallelIterator::try_reduce).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let total = (0..1_000u32)
+    ///     .into_par_iter()
+    ///     .try_fold(|| 0u32, |a, x| a.checked_add(x))
+    ///     .try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(total, Some(499_500));
+    /// ```
+    fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, R, ID, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, identity, fold_op)
+    }
+
+    /// [`try_fold`](ParallelIterator::try_fold) from a clone of `init` in
+    /// every piece.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let lengths = ["a", "bb", "ccc"].par_iter().try_fold_with(0usize, |n, s| n.checked_add(s.len()));
+    /// assert_eq!(lengths.try_reduce(|| 0, |a, b| a.checked_add(b)), Some(6));
+    /// ```
+    fn try_fold_with<F, T, R>(self, init: T, fold_op: F) -> TryFoldWith<Self, R, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+        T: Clone + Send,
+    {
+        TryFoldWith::new(self, init, fold_op)
+    }
+
+    /// The items of the items, which are themselves parallel iterators
+    /// (or become them); each is split on the pool too.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let grid = vec![vec![1, 2], vec![3]];
+    /// assert_eq!(grid.into_par_iter().flatten().sum::<i32>(), 6);
+    /// ```
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten::new(self)
+    }
+
+    /// The items of the items, which are sequential iterators (or become
+    /// them): each runs in one piece.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let words: Vec<char> = ["ab", "c"].par_iter().map(|s| s.chars()).flatten_iter().collect();
+    /// assert_eq!(words, ['a', 'b', 'c']);
+    /// ```
+    fn flatten_iter(self) -> FlattenIter<Self>
+    where
+        Self::Item: IntoIterator<Item: Send>,
+    {
+        FlattenIter::new(self)
+    }
+
+    /// A clone of `element` between every two items.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let s: String = "a b c".par_split(' ').intersperse(", ").collect();
+    /// assert_eq!(s, "a, b, c");
+    /// let v: Vec<i32> = vec![1, 2, 3].into_par_iter().intersperse(-1).collect();
+    /// assert_eq!(v, [1, -1, 2, -1, 3]);
+    /// ```
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone,
+    {
+        Intersperse::new(self, element)
+    }
+
+    /// Calls `inspect_op` on a reference to every item as it passes.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use stealpool::prelude::*;
+    ///
+    /// let odd = AtomicU32::new(0);
+    /// let v: Vec<u32> = (0..9u32).into_par_iter().inspect(|x| _ = odd.fetch_add(x % 2, Ordering::Relaxed)).collect();
+    /// assert_eq!((v.len(), odd.into_inner()), (9, 4));
+    /// ```
+    fn inspect<OP>(self, inspect_op: OP) -> Inspect<Self, OP>
+    where
+        OP: Fn(&Self::Item) + Sync + Send,
+    {
+        Inspect::new(self, inspect_op)
+    }
+
+    /// Calls `update_op` on a `&mut` to every item as it passes.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let v: Vec<String> = ["a", "b"].par_iter().map(|s| s.to_string()).update(|s| s.push('!')).collect();
+    /// assert_eq!(v, ["a!", "b!"]);
+    /// ```
+    fn update<F>(self, update_op: F) -> Update<Self, F>
+    where
+        F: Fn(&mut Self::Item) + Sync + Send,
+    {
+        Update::new(self, update_op)
+    }
+
+    /// `map_op`'s first `Some` value of some item, not necessarily the
+    /// first; the search stops everywhere once one is found.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let number = ["x", "12", "y"].par_iter().find_map_any(|s| s.parse::<u32>().ok());
+    /// assert_eq!(number, Some(12));
+    /// ```
+    fn find_map_any<P, R>(self, map_op: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(map_op).find_any(|_| true)
+    }
+
+    /// The `Some` value of `map_op` for the first item in order that has one.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let number = ["x", "12", "7"].par_iter().find_map_first(|s| s.parse::<u32>().ok());
+    /// assert_eq!(number, Some(12));
+    /// ```
+    fn find_map_first<P, R>(self, map_op: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(map_op).find_first(|_| true)
+    }
+
+    /// The `Some` value of `map_op` for the last item in order that has one.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let number = ["x", "12", "7"].par_iter().find_map_last(|s| s.parse::<u32>().ok());
+    /// assert_eq!(number, Some(7));
+    /// ```
+    fn find_map_last<P, R>(self, map_op: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(map_op).find_last(|_| true)
+    }
+
+    /// Stops every piece at its next item once a closure has panicked in
+    /// any piece, instead of letting them run to their ends; the panic
+    /// reaches the caller as without it.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let result = std::panic::catch_unwind(|| {
+    ///     (0..1_000_000u32).into_par_iter().panic_fuse().for_each(|x| assert!(x != 10));
+    /// });
+    /// assert!(result.is_err());
+    /// ```
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
+    }
+
+    /// `n` items (all, if there are fewer) from anywhere in the iterator:
+    /// which ones depends on the order the pieces run. Pieces stop once
+    /// `n` have been taken.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// assert_eq!((0..u64::MAX).into_par_iter().take_any(10).count(), 10);
+    /// ```
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        TakeAny::new(self, n)
+    }
+
+    /// All items but `n` (none, if there are fewer) from anywhere in the
+    /// iterator.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// assert_eq!((0..100u32).into_par_iter().skip_any(10).count(), 90);
+    /// ```
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        SkipAny::new(self, n)
+    }
+
+    /// Items for which `predicate` holds, until some piece meets one for
+    /// which it does not; then every piece stops (items taken by other
+    /// pieces before that stay).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let v: Vec<u32> = (0..100u32).into_par_iter().take_any_while(|x| *x < 50).collect();
+    /// assert!(v.iter().all(|x| *x < 50));
+    /// ```
+    fn take_any_while<P>(self, predicate: P) -> TakeAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        TakeAnyWhile::new(self, predicate)
+    }
+
+    /// Skips items for which `predicate` holds, until some piece meets one
+    /// for which it does not; from then on, every item passes.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let v: Vec<u32> = (0..100u32).into_par_iter().skip_any_while(|x| *x < 50).collect();
+    /// assert!((50..100).all(|x| v.contains(&x)));
+    /// ```
+    fn skip_any_while<P>(self, predicate: P) -> SkipAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        SkipAnyWhile::new(self, predicate)
+    }
+
+    /// The items, in order, in one `Vec` per piece: the pieces' own
+    /// vectors, never copied into one.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let list = (0..10u32).into_par_iter().collect_vec_list();
+    /// let all: Vec<u32> = list.into_iter().flatten().collect();
+    /// assert_eq!(all, (0..10).collect::<Vec<_>>());
+    /// ```
+    fn collect_vec_list(self) -> LinkedList<Vec<Self::Item>> {
+        collect::collect_pieces(self)
+    }
+
+    /// Splits the items in two collections: those for which `predicate`
+    /// holds, and the others, each in order.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let (even, odd): (Vec<u32>, Vec<u32>) = (0..7u32).into_par_iter().partition(|x| x % 2 == 0);
+    /// assert_eq!((even, odd), (vec![0, 2, 4, 6], vec![1, 3, 5]));
+    /// ```
+    fn partition<A, B, P>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.partition_map(|item| {
+            if predicate(&item) {
+                Either::Left(item)
+            } else {
+                Either::Right(item)
+            }
+        })
+    }
+
+    /// Maps every item to [`Either`] and collects the `Left` values in one
+    /// collection, the `Right` ones in another, each in order.
+    ///
+    /// ```
+    /// use stealpool::iter::Either;
+    /// use stealpool::prelude::*;
+    ///
+    /// let (numbers, words): (Vec<u32>, Vec<&str>) = ["1", "a", "2"]
+    ///     .par_iter()
+    ///     .partition_map(|s| s.parse().map_or(Either::Right(*s), Either::Left));
+    /// assert_eq!((numbers, words), (vec![1, 2], vec!["a"]));
+    /// ```
+    fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        collect::partition_map(self.map(predicate))
     }
 
     /// Collects the items, in order, into a collection: `Vec`, `String`,

@@ -135,6 +135,28 @@ pub trait Producer: Send + Sized {
         1
     }
 
+    /// Pieces longer than this are split even when the pool has pieces
+    /// enough (see
+    /// [`with_max_len`](super::IndexedParallelIterator::with_max_len));
+    /// [`min_len`](Producer::min_len) wins where the two disagree.
+    ///
+    /// ```
+    /// use stealpool::iter::plumbing::{Producer, ProducerCallback};
+    /// use stealpool::prelude::*;
+    ///
+    /// struct MaxOf;
+    /// impl<T> ProducerCallback<T> for MaxOf {
+    ///     type Output = usize;
+    ///     fn callback<P: Producer<Item = T>>(self, producer: P) -> usize {
+    ///         producer.max_len()
+    ///     }
+    /// }
+    /// assert_eq!((0..9u8).into_par_iter().with_max_len(4).with_producer(MaxOf), 4);
+    /// ```
+    fn max_len(&self) -> usize {
+        usize::MAX
+    }
+
     /// Splits into the items before `index` and those from it on.
     fn split_at(self, index: usize) -> (Self, Self);
 
@@ -290,12 +312,25 @@ where
 {
     CurrentPool.install(|| {
         let splits = Splitter::new(CurrentPool.num_workers());
-        indexed(len, splits, producer.min_len(), producer, consumer)
+        let lengths = Lengths {
+            min: producer.min_len().max(1),
+            max: producer.max_len(),
+        };
+        indexed(len, splits, lengths, producer, consumer)
     })
 }
 
+/// The producer's bounds on the length of a piece.
+#[derive(Clone, Copy)]
+struct Lengths {
+    /// No piece is split into halves shorter than this (at least 1).
+    min: usize,
+    /// A piece longer than this is split whatever the budget says.
+    max: usize,
+}
+
 /// [`bridge_producer_consumer`] below the pool's entry.
-fn indexed<P, C>(len: usize, splits: Splitter, min: usize, producer: P, consumer: C) -> C::Result
+fn indexed<P, C>(len: usize, splits: Splitter, lengths: Lengths, producer: P, consumer: C) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -303,16 +338,23 @@ where
     if consumer.full() {
         return consumer.into_folder().complete();
     }
-    // Both halves at least `min` long; `len / 2` cannot overflow.
-    let Some((left, right)) = splits.split().filter(|_| len / 2 >= min.max(1)) else {
+    // Both halves at least `min` long; `len / 2` cannot overflow. Past
+    // the budget, a piece over `max` is split anyway.
+    let halves_fit = len / 2 >= lengths.min;
+    let split = match splits.split() {
+        Some(halves) => Some(halves),
+        None if len > lengths.max => Some(splits.split_anyway()),
+        None => None,
+    };
+    let Some((left, right)) = split.filter(|_| halves_fit) else {
         return producer.fold_with(consumer.into_folder()).complete();
     };
     let mid = len / 2;
     let (left_producer, right_producer) = producer.split_at(mid);
     let (left_consumer, right_consumer, reducer) = consumer.split_at(mid);
     let (left_result, right_result) = CurrentPool.join(
-        || indexed(mid, left, min, left_producer, left_consumer),
-        || indexed(len - mid, right.arrive(), min, right_producer, right_consumer),
+        || indexed(mid, left, lengths, left_producer, left_consumer),
+        || indexed(len - mid, right.arrive(), lengths, right_producer, right_consumer),
     );
     reducer.reduce(left_result, right_result)
 }

@@ -1,4 +1,5 @@
-//! Ranges of integers as parallel iterators: `(0..n).into_par_iter()`.
+//! Ranges of integers as parallel iterators: `(0..n).into_par_iter()`;
+//! and ranges of `char`, which skip the surrogates.
 
 use super::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
@@ -54,16 +55,37 @@ struct InclusiveProducer<T> {
     range: RangeInclusive<T>,
 }
 
+// One impl for every `Range<T>`, not one per integer type: the iterator's
+// type is then `Iter<T>` before `T` is known, so `(1..10).into_par_iter()
+// .chunks(3)` type-checks with an integer literal whose type is fixed later
+// (by a `collect::<Vec<Vec<i32>>>()`, or the `i32` fallback), as with
+// rayon. One impl per type made the result a projection that method calls
+// cannot look into (E0282).
+impl<T> IntoParallelIterator for Range<T>
+where
+    Iter<T>: ParallelIterator,
+{
+    type Iter = Iter<T>;
+    type Item = <Iter<T> as ParallelIterator>::Item;
+    fn into_par_iter(self) -> Iter<T> {
+        Iter { range: self }
+    }
+}
+
+// As for `Range`.
+impl<T> IntoParallelIterator for RangeInclusive<T>
+where
+    InclusiveIter<T>: ParallelIterator,
+{
+    type Iter = InclusiveIter<T>;
+    type Item = <InclusiveIter<T> as ParallelIterator>::Item;
+    fn into_par_iter(self) -> InclusiveIter<T> {
+        InclusiveIter { range: self }
+    }
+}
+
 macro_rules! indexed_range {
     ($($t:ty => $unsigned:ty),* $(,)?) => {$(
-        impl IntoParallelIterator for Range<$t> {
-            type Iter = Iter<$t>;
-            type Item = $t;
-            fn into_par_iter(self) -> Iter<$t> {
-                Iter { range: self }
-            }
-        }
-
         impl ParallelIterator for Iter<$t> {
             type Item = $t;
 
@@ -90,14 +112,6 @@ macro_rules! indexed_range {
             fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
                 let range = if self.range.start < self.range.end { self.range } else { self.range.start..self.range.start };
                 callback.callback(RangeProducer { range })
-            }
-        }
-
-        impl IntoParallelIterator for RangeInclusive<$t> {
-            type Iter = InclusiveIter<$t>;
-            type Item = $t;
-            fn into_par_iter(self) -> InclusiveIter<$t> {
-                InclusiveIter { range: self }
             }
         }
 
@@ -191,4 +205,136 @@ macro_rules! indexed_range {
 indexed_range! {
     u8 => u8, u16 => u16, u32 => u32, u64 => u64, usize => usize,
     i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => usize,
+}
+
+/// The surrogates, which no `char` is: ranges of `char` skip them.
+const SURROGATES: std::ops::Range<u32> = 0xD800..0xE000;
+
+/// A `char`'s place among all `char`s (its code point, less the
+/// surrogates below it).
+fn char_index(c: char) -> u32 {
+    let code = u32::from(c);
+    if code >= SURROGATES.end {
+        code - (SURROGATES.end - SURROGATES.start)
+    } else {
+        code
+    }
+}
+
+/// The `char` at a place (see [`char_index`]).
+fn char_at(index: u32) -> char {
+    let code = if index >= SURROGATES.start {
+        index + (SURROGATES.end - SURROGATES.start)
+    } else {
+        index
+    };
+    char::from_u32(code).expect("a place below the number of chars")
+}
+
+/// The producer of the ranges of `char`: the places `start..end`.
+struct CharProducer {
+    places: Range<u32>,
+}
+
+impl Producer for CharProducer {
+    type Item = char;
+    type IntoIter = std::iter::Map<Range<u32>, fn(u32) -> char>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.places.map(char_at as fn(u32) -> char)
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        // `index` is at most the length, below 2^21.
+        let mid = self.places.start + index as u32;
+        (
+            CharProducer {
+                places: self.places.start..mid,
+            },
+            CharProducer {
+                places: mid..self.places.end,
+            },
+        )
+    }
+
+    fn fold_rev_with<F: Folder<char>>(self, folder: F) -> F {
+        folder.consume_iter(self.places.rev().map(char_at))
+    }
+}
+
+/// A range of `char`, the surrogates skipped, as `Range<char>`'s
+/// `Iterator` does.
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let r: stealpool::iter::RangeIter<char> = ('\u{D7FF}'..'\u{E001}').into_par_iter();
+/// assert_eq!(r.collect::<Vec<_>>(), ['\u{D7FF}', '\u{E000}']);
+/// ```
+impl ParallelIterator for Iter<char> {
+    type Item = char;
+
+    fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl IndexedParallelIterator for Iter<char> {
+    fn len(&self) -> usize {
+        let (start, end) = (char_index(self.range.start), char_index(self.range.end));
+        end.saturating_sub(start) as usize
+    }
+
+    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
+        let start = char_index(self.range.start);
+        let end = char_index(self.range.end).max(start);
+        callback.callback(CharProducer { places: start..end })
+    }
+}
+
+/// An inclusive range of `char`, the surrogates skipped, as
+/// `RangeInclusive<char>`'s `Iterator` does.
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let r: stealpool::iter::RangeInclusiveIter<char> = ('a'..='e').into_par_iter();
+/// assert_eq!(r.collect::<String>(), "abcde");
+/// ```
+impl ParallelIterator for InclusiveIter<char> {
+    type Item = char;
+
+    fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl InclusiveIter<char> {
+    /// The places of the range's `char`s.
+    fn places(&self) -> Range<u32> {
+        if self.range.is_empty() {
+            return 0..0;
+        }
+        char_index(*self.range.start())..char_index(*self.range.end()) + 1
+    }
+}
+
+impl IndexedParallelIterator for InclusiveIter<char> {
+    fn len(&self) -> usize {
+        self.places().len()
+    }
+
+    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
+        callback.callback(CharProducer {
+            places: self.places(),
+        })
+    }
 }

@@ -6,6 +6,11 @@ use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::iter::pool::CurrentPool;
 use std::cmp::Ordering;
 
+pub use super::slice_chunks::{
+    ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut,
+};
+pub use super::slice_split::{ChunkBy, ChunkByMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
+
 /// Parallel iterators over a slice's pieces: rayon's `ParallelSlice`.
 ///
 /// ```
@@ -65,6 +70,146 @@ pub trait ParallelSlice<T: Sync> {
             slice: self.as_parallel_slice(),
         }
     }
+
+    /// The windows of `N` elements, as arrays: as
+    /// [`par_windows(N)`](ParallelSlice::par_windows), each a `&[T; N]`.
+    ///
+    /// # Panics
+    ///
+    /// If `N` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let windows: Vec<&[i32; 2]> = [1, 2, 3].par_array_windows().collect();
+    /// assert_eq!(windows, [&[1, 2], &[2, 3]]);
+    /// ```
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        assert!(N != 0, "window size must be non-zero");
+        ArrayWindows {
+            slice: self.as_parallel_slice(),
+        }
+    }
+
+    /// The slice's whole `chunk_size`-long chunks, as
+    /// [`slice::chunks_exact`]; the items after the last are its
+    /// [`remainder`](ChunksExact::remainder).
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let sums: Vec<u8> = [1u8, 2, 3, 4, 5].par_chunks_exact(2).map(|c| c[0] + c[1]).collect();
+    /// assert_eq!(sums, [3, 7]);
+    /// ```
+    fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        let slice = self.as_parallel_slice();
+        let (slice, rem) = slice.split_at(slice.len() - slice.len() % chunk_size);
+        ChunksExact {
+            chunk_size,
+            slice,
+            rem,
+        }
+    }
+
+    /// The slice's `chunk_size`-long chunks counted from its end (the
+    /// last, the slice's first items, may be shorter), as
+    /// [`slice::rchunks`].
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let firsts: Vec<u8> = [1u8, 2, 3, 4, 5].par_rchunks(2).map(|c| c[0]).collect();
+    /// assert_eq!(firsts, [4, 2, 1]);
+    /// ```
+    fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunks {
+            chunk_size,
+            slice: self.as_parallel_slice(),
+        }
+    }
+
+    /// The slice's whole `chunk_size`-long chunks counted from its end,
+    /// as [`slice::rchunks_exact`]; the items before the last are its
+    /// [`remainder`](RChunksExact::remainder).
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let firsts: Vec<u8> = [1u8, 2, 3, 4, 5].par_rchunks_exact(2).map(|c| c[0]).collect();
+    /// assert_eq!(firsts, [4, 2]);
+    /// ```
+    fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        let slice = self.as_parallel_slice();
+        let (rem, slice) = slice.split_at(slice.len() % chunk_size);
+        RChunksExact {
+            chunk_size,
+            slice,
+            rem,
+        }
+    }
+
+    /// The parts between the elements for which `separator` holds, as
+    /// [`slice::split`] (empty parts included).
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let parts: Vec<usize> = [1u8, 0, 0, 2, 3].par_split(|x| *x == 0).map(|p| p.len()).collect();
+    /// assert_eq!(parts, [1, 0, 2]);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> Split<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// The parts ended by the elements for which `separator` holds (each
+    /// part keeps its separator), as [`slice::split_inclusive`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let parts: Vec<usize> = [1u8, 0, 0, 2].par_split_inclusive(|x| *x == 0).map(|p| p.len()).collect();
+    /// assert_eq!(parts, [2, 1, 1]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> SplitInclusive<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusive::new(self.as_parallel_slice(), separator)
+    }
+
+    /// The runs of neighbours for which `pred` holds, as
+    /// [`slice::chunk_by`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let runs = [1u8, 2, 3, 1, 2].par_chunk_by(|a, b| a < b).count();
+    /// assert_eq!(runs, 2);
+    /// ```
+    fn par_chunk_by<F>(&self, pred: F) -> ChunkBy<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkBy::new(self.as_parallel_slice(), pred)
+    }
 }
 
 impl<T: Sync> ParallelSlice<T> for [T] {
@@ -114,6 +259,130 @@ pub trait ParallelSliceMut<T: Send> {
             chunk_size,
             slice: self.as_parallel_slice_mut(),
         }
+    }
+
+    /// The slice's whole `chunk_size`-long chunks, mutably, as
+    /// [`slice::chunks_exact_mut`].
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [1u8, 2, 3, 4, 5];
+    /// v.par_chunks_exact_mut(2).for_each(|c| c.swap(0, 1));
+    /// assert_eq!(v, [2, 1, 4, 3, 5]);
+    /// ```
+    fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        let slice = self.as_parallel_slice_mut();
+        let whole = slice.len() - slice.len() % chunk_size;
+        let (slice, rem) = slice.split_at_mut(whole);
+        ChunksExactMut {
+            chunk_size,
+            slice,
+            rem,
+        }
+    }
+
+    /// The slice's `chunk_size`-long chunks counted from its end, mutably,
+    /// as [`slice::rchunks_mut`].
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [0u8; 5];
+    /// v.par_rchunks_mut(2).enumerate().for_each(|(i, c)| c.fill(i as u8));
+    /// assert_eq!(v, [2, 1, 1, 0, 0]);
+    /// ```
+    fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunksMut {
+            chunk_size,
+            slice: self.as_parallel_slice_mut(),
+        }
+    }
+
+    /// The slice's whole `chunk_size`-long chunks counted from its end,
+    /// mutably, as [`slice::rchunks_exact_mut`].
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [0u8; 5];
+    /// v.par_rchunks_exact_mut(2).enumerate().for_each(|(i, c)| c.fill(i as u8 + 1));
+    /// assert_eq!(v, [0, 2, 2, 1, 1]);
+    /// ```
+    fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        let slice = self.as_parallel_slice_mut();
+        let (rem, slice) = slice.split_at_mut(slice.len() % chunk_size);
+        RChunksExactMut {
+            chunk_size,
+            slice,
+            rem,
+        }
+    }
+
+    /// The parts between the elements for which `separator` holds,
+    /// mutably, as [`slice::split_mut`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [2u8, 1, 0, 4, 3];
+    /// v.par_split_mut(|x| *x == 0).for_each(|p| p.sort());
+    /// assert_eq!(v, [1, 2, 0, 3, 4]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// The parts ended by the elements for which `separator` holds,
+    /// mutably, as [`slice::split_inclusive_mut`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [2u8, 0, 3, 1];
+    /// v.par_split_inclusive_mut(|x| *x == 0).for_each(|p| p.sort());
+    /// assert_eq!(v, [0, 2, 1, 3]);
+    /// ```
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitInclusiveMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusiveMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// The runs of neighbours for which `pred` holds, mutably, as
+    /// [`slice::chunk_by_mut`].
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = [1u8, 2, 3, 1, 2];
+    /// v.par_chunk_by_mut(|a, b| a < b).for_each(|run| run.reverse());
+    /// assert_eq!(v, [3, 2, 1, 2, 1]);
+    /// ```
+    fn par_chunk_by_mut<F>(&mut self, pred: F) -> ChunkByMut<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkByMut::new(self.as_parallel_slice_mut(), pred)
     }
 
     /// Sorts in parallel, keeping equal elements in order (a merge sort;
@@ -226,6 +495,51 @@ pub trait ParallelSliceMut<T: Send> {
     {
         let compare = |a: &T, b: &T| f(a).cmp(&f(b));
         crate::iter::sort::sort_unstable_by_send(&CurrentPool, self.as_parallel_slice_mut(), compare);
+    }
+
+    /// Sorts by a key computed once per element, in parallel, keeping
+    /// equal elements in order, as [`slice::sort_by_cached_key`]: for a
+    /// costly key. The keys, with their positions, are sorted in
+    /// parallel; the elements are then moved into place in one
+    /// sequential pass of swaps.
+    ///
+    /// ```
+    /// use stealpool::prelude::*;
+    ///
+    /// let mut v = vec![-5i32, 4, 1, -3, 2];
+    /// v.par_sort_by_cached_key(|x| x.to_string());
+    /// assert_eq!(v, [-3, -5, 1, 2, 4]);
+    /// ```
+    fn par_sort_by_cached_key<K, F>(&mut self, f: F)
+    where
+        F: Fn(&T) -> K + Sync,
+        K: Ord + Send,
+    {
+        let slice = self.as_parallel_slice_mut();
+        if slice.len() < 2 {
+            return;
+        }
+        // Each key with its element's position: the positions are unique,
+        // so the unstable sort orders equal keys by position, stably.
+        let mut keyed: Vec<(K, usize)> = IterMut { slice: &mut *slice }
+            .map(|x| f(x))
+            .enumerate()
+            .map(|(i, k)| (k, i))
+            .collect();
+        keyed.par_sort_unstable();
+        // `keyed[i].1` is where the element that belongs at `i` was. By
+        // the time `i` is reached, the swaps before it have moved that
+        // element along a chain of earlier places, each recorded in the
+        // entry of the place it left: follow the chain to a place not
+        // below `i`, record it, and swap.
+        for i in 0..slice.len() {
+            let mut from = keyed[i].1;
+            while from < i {
+                from = keyed[from].1;
+            }
+            keyed[i].1 = from;
+            slice.swap(i, from);
+        }
     }
 }
 
@@ -533,5 +847,80 @@ impl<'a, T: Send + 'a, const N: usize> IntoParallelIterator for &'a mut [T; N] {
     type Item = &'a mut T;
     fn into_par_iter(self) -> IterMut<'a, T> {
         IterMut { slice: self }
+    }
+}
+
+/// The iterator of [`par_array_windows`](ParallelSlice::par_array_windows).
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let w: stealpool::iter::ArrayWindows<'_, u8, 3> = [1u8, 2, 3, 4].par_array_windows();
+/// assert_eq!(w.map(|[a, _, c]| a + c).collect::<Vec<_>>(), [4, 6]);
+/// ```
+#[derive(Debug)]
+pub struct ArrayWindows<'a, T, const N: usize> {
+    slice: &'a [T],
+}
+
+impl<T, const N: usize> Clone for ArrayWindows<'_, T, N> {
+    fn clone(&self) -> Self {
+        ArrayWindows { ..*self }
+    }
+}
+
+impl<'a, T: Sync + 'a, const N: usize> ParallelIterator for ArrayWindows<'a, T, N> {
+    type Item = &'a [T; N];
+
+    fn drive_unindexed<C: UnindexedConsumer<&'a [T; N]>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl<'a, T: Sync + 'a, const N: usize> IndexedParallelIterator for ArrayWindows<'a, T, N> {
+    fn len(&self) -> usize {
+        self.slice.len().saturating_sub(N - 1)
+    }
+
+    fn with_producer<CB: ProducerCallback<&'a [T; N]>>(self, callback: CB) -> CB::Output {
+        callback.callback(self)
+    }
+}
+
+/// A window as the array it is.
+fn as_array<T, const N: usize>(window: &[T]) -> &[T; N] {
+    window.try_into().expect("a window is N long")
+}
+
+impl<'a, T: Sync, const N: usize> Producer for ArrayWindows<'a, T, N> {
+    type Item = &'a [T; N];
+    type IntoIter = std::iter::Map<std::slice::Windows<'a, T>, fn(&'a [T]) -> &'a [T; N]>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.slice
+            .windows(N)
+            .map(as_array::<T, N> as fn(&'a [T]) -> &'a [T; N])
+    }
+
+    fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter().rev())
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        // As `Windows`: the left part keeps the `N - 1` elements after
+        // `index` that its last windows need.
+        let end = (index + N - 1).min(self.slice.len());
+        (
+            ArrayWindows {
+                slice: &self.slice[..end],
+            },
+            ArrayWindows {
+                slice: &self.slice[index.min(self.slice.len())..],
+            },
+        )
     }
 }

@@ -39,6 +39,13 @@ impl Splitter {
         if self.splits == 0 {
             return None;
         }
+        Some(self.split_anyway())
+    }
+
+    /// [`split`](Splitter::split) even when the budget is spent (the
+    /// halves' budgets then spent too): for a piece longer than its
+    /// producer's `max_len`.
+    pub(crate) fn split_anyway(self) -> (Splitter, RightSplits) {
         let half = self.splits / 2;
         let left = Splitter {
             splits: half,
@@ -49,7 +56,7 @@ impl Splitter {
             workers: self.workers,
             home: current_slot_index(),
         };
-        Some((left, right))
+        (left, right)
     }
 }
 

@@ -137,6 +137,10 @@ impl<A: Producer, B: Producer<Item = A::Item>> Producer for ChainProducer<A, B> 
         self.a.min_len().max(self.b.min_len())
     }
 
+    fn max_len(&self) -> usize {
+        self.a.max_len().min(self.b.max_len())
+    }
+
     fn split_at(self, index: usize) -> (Self, Self) {
         if index <= self.a_len {
             let (a_left, a_right) = self.a.split_at(index);

@@ -89,6 +89,10 @@ impl<P: Producer> Producer for ChunksProducer<P> {
         self.base.min_len().div_ceil(self.size)
     }
 
+    fn max_len(&self) -> usize {
+        (self.base.max_len() / self.size).max(1)
+    }
+
     fn split_at(self, index: usize) -> (Self, Self) {
         let items = (index * self.size).min(self.len);
         let (left, right) = self.base.split_at(items);

@@ -82,6 +82,10 @@ impl<P: Producer> Producer for EnumerateProducer<P> {
         self.base.min_len()
     }
 
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         (

@@ -164,3 +164,52 @@ where
         self.base.full()
     }
 }
+
+/// The iterator of [`ParallelIterator::fold_with`]: one accumulator per
+/// piece, each started from a clone of `init`. It runs as
+/// [`try_fold_with`](ParallelIterator::try_fold_with) with a fold that
+/// never short-circuits.
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let sums: stealpool::iter::FoldWith<_, _, _> = (0..100u32).into_par_iter().fold_with(0, |a, x| a + x);
+/// assert_eq!(sums.sum::<u32>(), 4_950);
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "iterator adapters are lazy"]
+pub struct FoldWith<I, T, F> {
+    base: I,
+    init: T,
+    fold_op: F,
+}
+
+impl<I, T, F> FoldWith<I, T, F> {
+    pub(crate) fn new(base: I, init: T, fold_op: F) -> Self {
+        FoldWith { base, init, fold_op }
+    }
+}
+
+impl<I, T, F> ParallelIterator for FoldWith<I, T, F>
+where
+    I: ParallelIterator,
+    F: Fn(T, I::Item) -> T + Sync + Send,
+    T: Send + Clone,
+{
+    type Item = T;
+
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+        use std::convert::Infallible;
+        use std::ops::ControlFlow::{self, Break, Continue};
+        let fold_op = &self.fold_op;
+        let step = move |acc, item| ControlFlow::<Infallible, T>::Continue(fold_op(acc, item));
+        let unwrap = |flow: ControlFlow<Infallible, T>| match flow {
+            Continue(acc) => acc,
+            Break(never) => match never {},
+        };
+        self.base
+            .try_fold_with(self.init, step)
+            .map(unwrap)
+            .drive_unindexed(consumer)
+    }
+}

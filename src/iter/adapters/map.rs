@@ -102,6 +102,10 @@ where
         self.base.min_len()
     }
 
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         let map_op = self.map_op;

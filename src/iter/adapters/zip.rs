@@ -118,6 +118,10 @@ impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
         self.a.min_len().max(self.b.min_len())
     }
 
+    fn max_len(&self) -> usize {
+        self.a.max_len().min(self.b.max_len())
+    }
+
     fn split_at(self, index: usize) -> (Self, Self) {
         let (a_left, a_right) = self.a.split_at(index);
         let (b_left, b_right) = self.b.split_at(index);
@@ -142,5 +146,49 @@ impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
     fn fold_rev_with<F: Folder<Self::Item>>(self, folder: F) -> F {
         let len = self.len;
         fold_back(self, len, folder)
+    }
+}
+
+/// The iterator of [`IndexedParallelIterator::zip_eq`]: [`Zip`] of two
+/// iterators of the same length.
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let z: stealpool::iter::ZipEq<_, _> = (0..3u8).into_par_iter().zip_eq(vec!['a', 'b', 'c']);
+/// assert_eq!(z.collect::<Vec<_>>(), [(0, 'a'), (1, 'b'), (2, 'c')]);
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "iterator adapters are lazy"]
+pub struct ZipEq<A, B> {
+    zip: Zip<A, B>,
+}
+
+impl<A, B> ZipEq<A, B> {
+    /// `a` and `b` have the same length (checked by the caller).
+    pub(crate) fn new(a: A, b: B) -> Self {
+        ZipEq { zip: Zip::new(a, b) }
+    }
+}
+
+impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ParallelIterator for ZipEq<A, B> {
+    type Item = (A::Item, B::Item);
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        self.zip.drive_unindexed(consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        self.zip.opt_len()
+    }
+}
+
+impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIterator for ZipEq<A, B> {
+    fn len(&self) -> usize {
+        self.zip.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        self.zip.with_producer(callback)
     }
 }
