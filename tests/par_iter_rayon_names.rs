@@ -1523,3 +1523,32 @@ fn either_drives_and_extends_the_side_it_holds() {
         }
     });
 }
+
+#[test]
+fn skip_runs_the_skipped_items_closures_and_take_does_not() {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let items: Vec<usize> = (0..1024).collect();
+    let seen = AtomicUsize::new(0);
+    let kept = items
+        .par_iter()
+        .map(|&n| {
+            seen.fetch_add(1, Relaxed);
+            n
+        })
+        .skip(512)
+        .collect::<Vec<_>>();
+    assert_eq!(kept, (512..1024).collect::<Vec<_>>());
+    // As `Iterator::skip`: every item was produced, the skipped ones too.
+    assert_eq!(seen.swap(0, Relaxed), 1024);
+    let first = items
+        .par_iter()
+        .map(|&n| {
+            seen.fetch_add(1, Relaxed);
+            n
+        })
+        .take(10)
+        .count();
+    assert_eq!(first, 10);
+    // As `Iterator::take`: nothing past the first ten is read.
+    assert_eq!(seen.load(Relaxed), 10);
+}

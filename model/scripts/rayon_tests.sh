@@ -96,7 +96,6 @@ rayon:src/iter/test.rs check_extend_heap impls par_extend: ParallelExtend<&T> fo
 rayon:src/iter/test.rs check_extend_items impls par_extend: ParallelExtend<&T> for the std collections
 rayon:src/iter/test.rs check_extend_pairs impls par_extend: ParallelExtend<(&K, &V)> for the maps
 rayon:src/iter/test.rs execute_pseudo_indexed_range impls into_par_iter: a range of i128 or u128
-rayon:src/iter/test.rs check_skip undocumented: skip does not run the skipped items through the closures before it (rayon's and std's skip do); reported, to be decided
 # rayon's integration tests (tests/*.rs)
 rayon:tests/debug.rs debug_adaptors impls filter,map: Debug for the adaptors over closures (map, filter, fold, ...), which derive it only for closures that have it
 rayon:tests/issue671-unzip.rs * impls unzip: ParallelExtend for a pair of collections

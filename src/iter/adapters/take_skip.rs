@@ -1,7 +1,14 @@
 //! [`Take`] and [`Skip`]: the first `n` items, or all but them; the
-//! source is split at `n` and the other side dropped unread.
+//! source is split at `n`. `take` drops the other side unread, as
+//! `Iterator::take` never reads past its `n`; `skip` first runs the
+//! skipped items through what produces them (the closures of the
+//! adapters before it), as `Iterator::skip` and rayon's `skip` do, and
+//! drops them.
 
-use crate::iter::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
+use crate::iter::for_each::{Cloned, ForEachConsumer};
+use crate::iter::plumbing::{
+    bridge, bridge_producer_consumer, Producer, ProducerCallback, UnindexedConsumer,
+};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// The iterator of [`IndexedParallelIterator::take`].
@@ -19,7 +26,9 @@ pub struct Take<I> {
     n: usize,
 }
 
-/// The iterator of [`IndexedParallelIterator::skip`].
+/// The iterator of [`IndexedParallelIterator::skip`]. The skipped items
+/// are produced (the closures before `skip` run for them, in parallel)
+/// and dropped before the rest are.
 ///
 /// ```
 /// use stealpool::prelude::*;
@@ -64,7 +73,15 @@ impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             drop(right);
             self.callback.callback(left)
         } else {
-            drop(left);
+            // The skipped items' side effects happen, as `Iterator::skip`'s
+            // do: each produced and dropped, split over the pool as any
+            // `for_each`.
+            let drop_item = |_: &mut (), item: T| drop(item);
+            let consumer = ForEachConsumer {
+                op: &drop_item,
+                source: Cloned(()),
+            };
+            bridge_producer_consumer(self.n, left, consumer);
             self.callback.callback(right)
         }
     }
