@@ -184,31 +184,8 @@ body_of() {
     ' "$1"
 }
 
-# Copies FILE to OUT without the top-level functions named in NAMES (space
-# separated), each with the attribute and comment lines right above it;
-# fails if a name is not found exactly once.
-strip_functions() {
-    awk -v names="$3" '
-        BEGIN { n = split(names, list, " "); for (i = 1; i <= n; i++) want[list[i]] = 0 }
-        skip { if (/^}/) { skip = 0; drop_blank = 1 } next }
-        drop_blank && /^$/ { drop_blank = 0; next }
-        { drop_blank = 0 }
-        /^(#\[|\/\/)/ { held = held $0 "\n"; next }
-        /^(pub(\([a-z]+\))? )?fn [A-Za-z0-9_]+[(<]/ {
-            name = $0; sub(/^(pub(\([a-z]+\))? )?fn /, "", name); sub(/[(<].*/, "", name)
-            if (name in want) { want[name]++; held = ""; skip = 1; next }
-        }
-        { printf "%s%s\n", held, $0; held = "" }
-        END {
-            printf "%s", held
-            for (name in want) if (want[name] != 1) {
-                printf "rayon_tests: %s: function %s found %d times, expected once\n", FILENAME, name, want[name] > "/dev/stderr"
-                bad = 1
-            }
-            exit bad
-        }
-    ' "$1" >"$2"
-}
+# strip_functions FILE OUT NAMES: in peer_lib.sh.
+. model/scripts/peer_lib.sh
 
 # Takes each NAME (space separated) out of FILE's top-level `use` lines, in
 # place: `use a::NAME;` goes, `NAME` leaves a `{...}` list; fails if a name
