@@ -289,7 +289,8 @@ fn scope_latch_vs_sleep() {
     );
 }
 
-// Preemption bound 2, floor 1 (FULLOBS executions observed).
+// Preemption bound 2, floor 50000 (109115 executions observed); quick
+// bound 1, floor 1700 (3380).
 //
 // A FIFO scope's task behind its marker (E1-E3): the scope's worker pushes
 // the task on its slot's FIFO queue, then the marker on its deque; the
