@@ -226,3 +226,46 @@ fn wait_all_on_another_pools_only_worker_runs_its_own_pools_jobs() {
         });
     }
 }
+
+/// A pipeline of `stages` handles alternating between two pools, each stage
+/// joining the one before it: nothing waits in a cycle, yet every stage
+/// that starts before the one before it has finished parks a thread.
+fn two_pool_pipeline(pools: &[Arc<ThreadPool>; 2], stages: u64) -> u64 {
+    let mut previous = pools[0].submit(|| 0u64);
+    for stage in 1..stages {
+        let before = previous;
+        previous = pools[stage as usize % 2].submit(move || before.join().unwrap() + 1);
+    }
+    previous.join().unwrap()
+}
+
+/// Fifty stages on pools built with default settings, from outside the
+/// pools and from a task of one of them, on one and two workers per pool:
+/// a pool holds at most 25 stages at once, within the default spare slots
+/// (at least 64), so every parked stage has a stand-in. With the former
+/// default (four slots per worker) the one-worker pipeline hung.
+#[test]
+fn a_fifty_stage_two_pool_pipeline_finishes_with_default_settings() {
+    const STAGES: u64 = 50;
+    for workers in [1, 2] {
+        for round in 0..10 {
+            let pools = [
+                Arc::new(ThreadPool::new(workers)),
+                Arc::new(ThreadPool::new(workers)),
+            ];
+            let inside = round % 2 == 1;
+            let last = completes(move || {
+                if inside {
+                    let both = pools.clone();
+                    pools[0]
+                        .submit(move || two_pool_pipeline(&both, STAGES))
+                        .join()
+                        .unwrap()
+                } else {
+                    two_pool_pipeline(&pools, STAGES)
+                }
+            });
+            assert_eq!(last, STAGES - 1, "workers {workers}, round {round}");
+        }
+    }
+}

@@ -20,7 +20,18 @@ const DEQUE_CAPACITY: usize = 64;
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 const DEQUE_CAPACITY: usize = 2;
 
-/// Spare slots per worker unless `max_blocking_threads` says otherwise.
+/// A spare slot's deques start with room for this many jobs: most spare
+/// slots are never held, and one that is grows its deques as a worker's do
+/// (N3), so the slots a pool keeps in reserve cost little memory.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+const SPARE_DEQUE_CAPACITY: usize = 4;
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+const SPARE_DEQUE_CAPACITY: usize = 2;
+
+/// Spare slots per worker unless `max_blocking_threads` says otherwise,
+/// and at least `DEFAULT_SPARES_AT_LEAST` in all: a program of waits that
+/// each park a thread (a pipeline of handles across two pools) needs about
+/// one slot per stage in flight, whatever the number of workers.
 /// Under the model checkers none: every slot adds loads to each search for
 /// work, which the models of the rest of the pool would explore for
 /// nothing; the models of `block_in_place` ask for their slots.
@@ -28,6 +39,10 @@ const DEQUE_CAPACITY: usize = 2;
 const DEFAULT_SPARES_PER_WORKER: usize = 4;
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 const DEFAULT_SPARES_PER_WORKER: usize = 0;
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+const DEFAULT_SPARES_AT_LEAST: usize = 64;
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+const DEFAULT_SPARES_AT_LEAST: usize = 0;
 
 /// Configures a [`ThreadPool`]; from [`ThreadPool::builder`].
 ///
@@ -51,7 +66,7 @@ pub struct Builder {
     /// `None`: the discovered layout.
     topology: Option<Topology>,
     pin_workers: bool,
-    /// `None`: four times the workers.
+    /// `None`: four times the workers, and at least 64.
     max_blocking_threads: Option<usize>,
     /// `None`: every `join` half is published (F1).
     max_pending_joins: Option<usize>,
@@ -234,18 +249,23 @@ impl Builder {
     }
 
     /// At most this many spare threads stand in for workers blocked in
-    /// [`block_in_place`](crate::block_in_place) at once (default: four
-    /// times the workers, at most what keeps the pool within 65 535
-    /// threads; in a mix where half the tasks block for twice as long as
-    /// the others compute, twice the workers ran out of spares one call in
-    /// four, four times almost never). `0`: `block_in_place` never starts
-    /// a spare.
+    /// [`block_in_place`](crate::block_in_place) or park in one of the
+    /// pool's waits at once (default: four times the workers and at least
+    /// 64, at most what keeps the pool within 65 535 threads; in a mix
+    /// where half the tasks block for twice as long as the others compute,
+    /// twice the workers ran out of spares one call in four, four times
+    /// almost never; a pipeline of handles alternating between two
+    /// one-worker pools, each stage joining the one before, kept up to 18
+    /// spares per pool busy at 50 stages). `0`: `block_in_place` never
+    /// starts a spare.
     ///
-    /// Spares are started when first needed, not by `build`; each slot
-    /// costs a few small deques up front, and idle workers look only at
-    /// the slots spares have held, so a pool that never blocks pays
-    /// nothing more for them. With every slot taken, a worker
-    /// entering `block_in_place` simply blocks, as it would without it.
+    /// Spares are started when first needed, not by `build`, and exit
+    /// after ten idle seconds; each slot costs about 3 KiB up front (five
+    /// small deques and its share of the pool's per-slot state), and idle
+    /// workers look only at the slots spares have held, so a pool that
+    /// never blocks pays nothing more for them. With every slot taken, a
+    /// worker entering `block_in_place` simply blocks, as it would without
+    /// it.
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::builder()
@@ -471,9 +491,9 @@ impl Builder {
             Some(n) => n,
             // G12: with bounded deques, the default spares fit their slots.
             None if self.bounded_steals => {
-                (DEFAULT_SPARES_PER_WORKER * num_threads).min(BOUNDED_SLOTS.saturating_sub(num_threads))
+                default_spares(num_threads).min(BOUNDED_SLOTS.saturating_sub(num_threads))
             }
-            None => (DEFAULT_SPARES_PER_WORKER * num_threads).min(MAX_WORKERS - num_threads),
+            None => default_spares(num_threads).min(MAX_WORKERS - num_threads),
         };
         let slots = num_threads + spare_slots;
         if self.bounded_steals && slots > BOUNDED_SLOTS {
@@ -509,11 +529,16 @@ impl Builder {
         // owner-biased one holding its pending `join` halves (F1); and one
         // per level other than `Normal`, stolen from like the first (V2).
         let mut deques: Vec<Deques> = (0..slots)
-            .map(|_| {
+            .map(|slot| {
+                let capacity = if slot < num_threads {
+                    DEQUE_CAPACITY
+                } else {
+                    SPARE_DEQUE_CAPACITY
+                };
                 (
-                    Worker::with_capacity(DEQUE_CAPACITY),
-                    Worker::owner_biased_with_capacity(DEQUE_CAPACITY),
-                    std::array::from_fn(|_| Worker::with_capacity(DEQUE_CAPACITY)),
+                    Worker::with_capacity(capacity),
+                    Worker::owner_biased_with_capacity(capacity),
+                    std::array::from_fn(|_| Worker::with_capacity(capacity)),
                     None,
                 )
             })
@@ -604,6 +629,12 @@ enum ErrorKind {
     },
     Spawn(io::Error),
     GlobalExists,
+}
+
+/// The spare slots of a pool of `workers` workers when
+/// `max_blocking_threads` is not set.
+fn default_spares(workers: usize) -> usize {
+    (DEFAULT_SPARES_PER_WORKER * workers).max(DEFAULT_SPARES_AT_LEAST)
 }
 
 impl BuildError {
