@@ -268,7 +268,8 @@ impl<S> Builder<S> {
     /// threads; in a mix where half the tasks block for twice as long as
     /// the others compute, twice the workers ran out of spares one call in
     /// four, four times almost never). `0`: `block_in_place` never starts
-    /// a spare.
+    /// a spare. With a [`spawn_handler`](Builder::spawn_handler) the
+    /// default is `0` (see there).
     ///
     /// Spares are started when first needed, not by `build`; each slot
     /// costs a few small deques up front, and idle workers look only at

@@ -49,9 +49,8 @@ pub struct ThreadBuilder {
     index: usize,
     name: String,
     stack_size: Option<usize>,
-    /// `None` once `run` took them.
-    deques: Option<Deques>,
-    registry: Arc<Registry>,
+    /// The worker's deques and its pool, `None` once `run` took them.
+    worker: Option<(Deques, Arc<Registry>)>,
     /// With a spawn handler: counted down when this is dropped, after
     /// `run` or instead of it. The pool's own threads are joined instead.
     exits: Option<Arc<WorkerExits>>,
@@ -73,8 +72,7 @@ impl ThreadBuilder {
             index,
             name,
             stack_size,
-            deques: Some(deques),
-            registry,
+            worker: Some((deques, registry)),
             exits,
         }
     }
@@ -176,8 +174,8 @@ impl ThreadBuilder {
             WorkerThread::current().is_null(),
             "stealpool: ThreadBuilder::run on a thread that is already a pool's worker"
         );
-        let deques = self.deques.take().expect("a ThreadBuilder runs once");
-        WorkerThread::run(self.index, deques, Arc::clone(&self.registry));
+        let (deques, registry) = self.worker.take().expect("a ThreadBuilder runs once");
+        WorkerThread::run(self.index, deques, registry);
         // `self` drops here: the pool's drop may return.
     }
 }
