@@ -37,8 +37,10 @@ use std::fmt;
 /// ```
 ///
 /// Dropping the pool (or [`shutdown`](ThreadPool::shutdown)) runs every task
-/// already queued, and everything those tasks spawn, then joins the threads;
-/// on a worker thread it does not wait for that (see `shutdown`).
+/// already queued, and everything those tasks spawn, then joins the threads
+/// (workers started by a [`spawn_handler`](Builder::spawn_handler): until
+/// each one's `run` has returned); on a worker thread it does not wait for
+/// that (see `shutdown`).
 ///
 /// # Waiting on a worker
 ///
