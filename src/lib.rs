@@ -45,6 +45,7 @@ pub mod prelude {
 pub use pool::api::block_in_place::block_in_place;
 pub use pool::api::builder::{BuildError, Builder};
 pub use pool::api::handle::JoinHandle;
+pub use pool::api::spawn_handler::ThreadBuilder;
 pub use pool::api::thread_pool::{current_thread_index, ThreadPool};
 pub use pool::kernel::broadcast::BroadcastContext;
 pub use pool::kernel::scope::{Scope, ScopeFifo};
@@ -63,7 +64,7 @@ pub use pool::api::global::{
 
 /// rayon-core's name for [`Builder`]: code written for rayon builds its
 /// pools unchanged.
-pub type ThreadPoolBuilder = Builder;
+pub type ThreadPoolBuilder<S = pool::api::spawn_handler::DefaultSpawn> = Builder<S>;
 /// rayon-core's name for [`BuildError`].
 pub type ThreadPoolBuildError = BuildError;
 

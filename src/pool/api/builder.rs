@@ -1,15 +1,16 @@
 //! Configuring and starting a pool.
 
 use crate::lockfree::Worker;
+use crate::pool::api::spawn_handler::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn, WorkerExits};
 use crate::pool::api::thread_pool::ThreadPool;
 use crate::pool::kernel::registry::{PanicHandler, Registry, NO_PENDING_LIMIT};
 use crate::pool::kernel::sleep::MAX_WORKERS;
 use crate::pool::kernel::spares::{Slot, Spares};
 use crate::pool::kernel::thread_hooks::ThreadHooks;
-use crate::pool::kernel::worker::{BoundedDeques, Deques, WorkerThread, BOUNDED_SLOTS};
+use crate::pool::kernel::worker::{BoundedDeques, Deques, BOUNDED_SLOTS};
 use crate::pool::placement::topology::{self, Placement, Topology};
 use crate::pool::queues::injector::SubmitQueues;
-use crate::sync::{thread, Arc};
+use crate::sync::Arc;
 use std::any::Any;
 use std::{error, fmt, io};
 
@@ -56,9 +57,16 @@ const DEFAULT_SPARES_AT_LEAST: usize = 0;
 ///     .expect("threads could not be started");
 /// assert_eq!(pool.num_workers(), 2);
 /// ```
+///
+/// `S` says how the workers are started: by the builder itself (the
+/// default), or by the caller's [`spawn_handler`](Builder::spawn_handler).
+///
+/// rayon-core's `use_current_thread` is left out: the building thread
+/// would be worker 0 without running the worker loop, and the pool's sleep
+/// protocol, shutdown and `broadcast` count on every worker running it
+/// (the guide's page on pools says more).
 #[must_use]
-#[derive(Default)]
-pub struct Builder {
+pub struct Builder<S = DefaultSpawn> {
     num_threads: usize,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     stack_size: Option<usize>,
@@ -73,9 +81,28 @@ pub struct Builder {
     /// A bounded deque per slot for plain spawned tasks (G12).
     bounded_steals: bool,
     thread_hooks: ThreadHooks,
+    spawn: S,
 }
 
-impl fmt::Debug for Builder {
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder {
+            num_threads: 0,
+            thread_name: None,
+            stack_size: None,
+            panic_handler: None,
+            topology: None,
+            pin_workers: false,
+            max_blocking_threads: None,
+            max_pending_joins: None,
+            bounded_steals: false,
+            thread_hooks: ThreadHooks::default(),
+            spawn: DefaultSpawn,
+        }
+    }
+}
+
+impl<S> fmt::Debug for Builder<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Builder")
             .field("num_threads", &self.num_threads)
@@ -100,7 +127,9 @@ impl Builder {
     pub fn new() -> Builder {
         Builder::default()
     }
+}
 
+impl<S> Builder<S> {
     /// The number of worker threads; `0` (the default) means one per CPU
     /// of the [`topology`](Builder::topology) when one is given, otherwise
     /// one per available core ([`std::thread::available_parallelism`]).
@@ -257,7 +286,8 @@ impl Builder {
     /// almost never; a pipeline of handles alternating between two
     /// one-worker pools, each stage joining the one before, kept up to 18
     /// spares per pool busy at 50 stages). `0`: `block_in_place` never
-    /// starts a spare.
+    /// starts a spare. With a [`spawn_handler`](Builder::spawn_handler) the
+    /// default is `0` (see there).
     ///
     /// Spares are started when first needed, not by `build`, and exit
     /// after ten idle seconds; each slot costs about 3 KiB up front (five
@@ -446,6 +476,156 @@ impl Builder {
         self
     }
 
+    /// Starts each worker through `spawn` (rayon-core's `spawn_handler`):
+    /// [`build`](Builder::build) calls it once per worker, in index order,
+    /// with a [`ThreadBuilder`] that the thread it starts must
+    /// [`run`](ThreadBuilder::run). The handler chooses the thread: its
+    /// name and stack size ([`ThreadBuilder::name`] and
+    /// [`stack_size`](ThreadBuilder::stack_size) say what the builder was
+    /// given), a scoped thread (see [`build_scoped`](Builder::build_scoped)),
+    /// set-up around `run`. `spawn` is called only during `build`, so it
+    /// may borrow anything that outlives that call.
+    ///
+    /// An `Err` from `spawn` fails `build` with a [`BuildError`] that
+    /// carries it (its `source`); the workers started before are stopped
+    /// and their `run` has returned when `build` returns.
+    ///
+    /// Dropping the pool (or [`shutdown`](ThreadPool::shutdown)) runs every
+    /// queued task, as always, then waits until every worker's `run` has
+    /// returned (or its `ThreadBuilder` was dropped unrun); the pool has no
+    /// handles of the threads, so what they do after `run` is theirs to
+    /// wait for (rayon's drop waits for nothing). A `ThreadBuilder` kept
+    /// neither run nor dropped keeps the drop waiting.
+    ///
+    /// **Spare threads.** Workers about to block
+    /// ([`block_in_place`](crate::block_in_place), a parked wait) bring in
+    /// spares, started later than `build`, when `spawn` can no longer be
+    /// called. With a spawn handler the pool therefore has no spare slots
+    /// unless [`max_blocking_threads`](Builder::max_blocking_threads) asks
+    /// for them: every thread that runs the pool's tasks was started by
+    /// `spawn`, as rayon promises, and the pool behaves as with
+    /// `max_blocking_threads(0)` (a blocked worker blocks without a stand-in;
+    /// see [`ThreadPool`]'s docs). With `max_blocking_threads(n)` set, the
+    /// spares are the pool's own threads (named as with
+    /// [`thread_name`](Builder::thread_name), with the builder's stack size,
+    /// running the start and exit handlers), not started through `spawn`:
+    /// a set-up that `spawn` makes around `run` is missing on them.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// let calls = AtomicUsize::new(0);
+    /// let pool = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .spawn_handler(|thread| {
+    ///         calls.fetch_add(1, Ordering::Relaxed);
+    ///         std::thread::Builder::new().spawn(move || thread.run())?;
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(calls.load(Ordering::Relaxed), 2);
+    /// assert_eq!(pool.install(|| stealpool::join(|| 1, || 2)), (1, 2));
+    ///
+    /// let error = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .spawn_handler(|_thread| Err(std::io::Error::other("no threads today")))
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(error.to_string().contains("no threads today"));
+    /// ```
+    pub fn spawn_handler<F>(self, spawn: F) -> Builder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> io::Result<()>,
+    {
+        Builder {
+            num_threads: self.num_threads,
+            thread_name: self.thread_name,
+            stack_size: self.stack_size,
+            panic_handler: self.panic_handler,
+            topology: self.topology,
+            pin_workers: self.pin_workers,
+            max_blocking_threads: self.max_blocking_threads,
+            max_pending_joins: self.max_pending_joins,
+            bounded_steals: self.bounded_steals,
+            thread_hooks: self.thread_hooks,
+            spawn: CustomSpawn(spawn),
+        }
+    }
+}
+
+impl Builder {
+    /// Builds a pool whose workers run on [`std::thread::scope`] threads,
+    /// each inside `wrapper`, calls `with_pool` with it, then drops the
+    /// pool and joins its threads before returning `with_pool`'s result
+    /// (rayon-core's `build_scoped`). `wrapper` is called on each worker's
+    /// thread with its [`ThreadBuilder`] and must call
+    /// [`run`](ThreadBuilder::run) on it; both closures may borrow from the
+    /// caller's stack. The threads take the names and stack size the
+    /// builder was given. Spare threads are as with
+    /// [`spawn_handler`](Builder::spawn_handler): none unless
+    /// [`max_blocking_threads`](Builder::max_blocking_threads) asks, and
+    /// then outside `wrapper`.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Builder::build), and if a thread cannot be started
+    /// (its [`BuildError`] says why); `with_pool` is then not called and
+    /// the threads started are joined.
+    ///
+    /// # Panics
+    ///
+    /// A panic in `with_pool` drops the pool (its queued tasks run), joins
+    /// the threads and resumes; a panic in `wrapper` ends its thread, and
+    /// `build_scoped` panics once the scope ends, as [`std::thread::scope`]
+    /// does.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// let entered = AtomicUsize::new(0); // borrowed by every worker
+    /// let data = vec![1u64, 2, 3, 4];
+    /// let sum = stealpool::ThreadPool::builder()
+    ///     .num_threads(2)
+    ///     .build_scoped(
+    ///         |thread| {
+    ///             entered.fetch_add(1, Ordering::Relaxed);
+    ///             thread.run()
+    ///         },
+    ///         |pool| pool.install(|| data.iter().sum::<u64>()),
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(sum, 10);
+    /// // The threads are joined: each went through `wrapper`.
+    /// assert_eq!(entered.load(Ordering::Relaxed), 2);
+    /// ```
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, BuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&ThreadPool) -> R,
+    {
+        let wrapper = &wrapper;
+        std::thread::scope(|scope| {
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut builder = std::thread::Builder::new();
+                    // Always `Some`: the worker's name.
+                    if let Some(name) = thread.name() {
+                        builder = builder.name(name.to_owned());
+                    }
+                    if let Some(bytes) = thread.stack_size() {
+                        builder = builder.stack_size(bytes);
+                    }
+                    builder.spawn_scoped(scope, move || wrapper(thread)).map(drop)
+                })
+                .build()?;
+            // Dropped before the scope joins the threads, on a panic too.
+            Ok(with_pool(&pool))
+        })
+    }
+}
+
+impl<S: ThreadSpawn> Builder<S> {
     /// Starts the worker threads.
     ///
     /// # Errors
@@ -453,8 +633,11 @@ impl Builder {
     /// [`BuildError`] if more than 65 535 threads are asked for (16 with
     /// [`bounded_steals`](Builder::bounded_steals)), if a name
     /// from [`thread_name`](Builder::thread_name) contains a NUL byte, or if
-    /// a thread cannot be spawned. The threads already started are stopped
-    /// and joined first. `thread_name` is called for every worker before
+    /// a thread cannot be spawned (with a
+    /// [`spawn_handler`](Builder::spawn_handler): if it returns an `Err`,
+    /// the error's [`source`](std::error::Error::source)). The threads
+    /// already started are stopped and joined first (with a handler: their
+    /// `run` has returned). `thread_name` is called for every worker before
     /// any thread starts, so if it panics, no thread was started.
     ///
     /// ```
@@ -489,6 +672,9 @@ impl Builder {
                 )));
             }
             Some(n) => n,
+            // A spawn handler starts every thread that runs the pool's
+            // tasks: no spares unless asked for (see `spawn_handler`).
+            None if S::CUSTOM => 0,
             // G12: with bounded deques, the default spares fit their slots.
             None if self.bounded_steals => {
                 default_spares(num_threads).min(BOUNDED_SLOTS.saturating_sub(num_threads))
@@ -584,24 +770,37 @@ impl Builder {
         registry.bounded = bounded_lens;
         registry.thread_hooks = std::mem::take(&mut self.thread_hooks);
         let registry = Arc::new(registry);
-        // Dropped on every way out but success, this pool stops and joins the
-        // workers started so far when a spawn fails.
+        // With a spawn handler, the drop waits on this count instead of
+        // join handles.
+        let exits = S::CUSTOM.then(|| Arc::new(WorkerExits::new()));
+        // Dropped on every way out but success (a panicking handler too),
+        // this pool stops the workers started so far and waits for them.
         let mut pool = ThreadPool {
             registry,
             threads: Vec::with_capacity(num_threads),
+            exits: exits.clone(),
         };
         for ((index, deques), name) in deques.into_iter().enumerate().zip(names) {
-            let mut builder = thread::Builder::new().name(name);
-            if let Some(bytes) = self.stack_size {
-                builder = builder.stack_size(bytes);
-            }
-            let worker_registry = pool.registry.clone();
-            match builder.spawn(move || WorkerThread::run(index, deques, worker_registry)) {
-                Ok(handle) => pool.threads.push(handle),
+            let thread = ThreadBuilder::new(
+                index,
+                name,
+                self.stack_size,
+                deques,
+                pool.registry.clone(),
+                exits.clone(),
+            );
+            match self.spawn.start(thread) {
+                Ok(handle) => pool.threads.extend(handle),
                 // The started workers find the registry terminating.
                 // Workers that were never started leave their deques empty,
                 // so `has_work` is unaffected.
-                Err(error) => return Err(BuildError(ErrorKind::Spawn(error))),
+                Err(error) => {
+                    return Err(BuildError(ErrorKind::Spawn {
+                        error,
+                        index,
+                        handler: S::CUSTOM,
+                    }))
+                }
             }
         }
         Ok(pool)
@@ -627,7 +826,13 @@ enum ErrorKind {
         index: usize,
         name: String,
     },
-    Spawn(io::Error),
+    Spawn {
+        error: io::Error,
+        /// The worker that was not started.
+        index: usize,
+        /// Whether the caller's spawn handler returned the error.
+        handler: bool,
+    },
     GlobalExists,
 }
 
@@ -660,7 +865,16 @@ impl fmt::Display for BuildError {
             ErrorKind::ThreadName { index, name } => {
                 write!(f, "the name of worker {index} contains a NUL byte: {name:?}")
             }
-            ErrorKind::Spawn(error) => write!(f, "could not spawn a worker thread: {error}"),
+            ErrorKind::Spawn {
+                error,
+                index,
+                handler: false,
+            } => write!(f, "could not spawn the thread of worker {index}: {error}"),
+            ErrorKind::Spawn {
+                error,
+                index,
+                handler: true,
+            } => write!(f, "the spawn handler failed to start worker {index}: {error}"),
             ErrorKind::GlobalExists => write!(f, "the global pool was already built"),
         }
     }
@@ -673,7 +887,7 @@ impl error::Error for BuildError {
             | ErrorKind::TooManyBoundedSlots(_)
             | ErrorKind::ThreadName { .. }
             | ErrorKind::GlobalExists => None,
-            ErrorKind::Spawn(error) => Some(error),
+            ErrorKind::Spawn { error, .. } => Some(error),
         }
     }
 }

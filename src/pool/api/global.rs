@@ -17,6 +17,7 @@
 
 use super::broadcast::{broadcast_on_worker, spawn_broadcast as spawn_broadcast_on};
 use super::builder::{BuildError, Builder};
+use super::spawn_handler::ThreadSpawn;
 use super::thread_pool::extend_worker;
 use crate::pool::api::thread_pool::ThreadPool;
 use crate::pool::kernel::broadcast::BroadcastContext;
@@ -135,7 +136,7 @@ fn current_worker<'a>() -> Option<&'a WorkerThread> {
     unsafe { WorkerThread::current().as_ref() }
 }
 
-impl Builder {
+impl<S: ThreadSpawn> Builder<S> {
     /// Builds the global pool, the one the free functions ([`join`](crate::join),
     /// [`scope`](crate::scope), [`spawn`](crate::spawn), ...) use outside
     /// every pool, with this configuration. Call it before anything uses

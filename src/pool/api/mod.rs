@@ -9,4 +9,5 @@ mod cross_pool;
 pub(crate) mod current;
 pub(crate) mod global;
 pub(crate) mod handle;
+pub(crate) mod spawn_handler;
 pub(crate) mod thread_pool;

@@ -5,6 +5,7 @@ use super::builder::Builder;
 use super::current::Yield;
 use super::handle;
 use super::handle::JoinHandle;
+use super::spawn_handler::WorkerExits;
 use crate::pool::api::handle::continuation;
 use crate::pool::kernel::broadcast::BroadcastContext;
 use crate::pool::kernel::join;
@@ -36,8 +37,10 @@ use std::fmt;
 /// ```
 ///
 /// Dropping the pool (or [`shutdown`](ThreadPool::shutdown)) runs every task
-/// already queued, and everything those tasks spawn, then joins the threads;
-/// on a worker thread it does not wait for that (see `shutdown`).
+/// already queued, and everything those tasks spawn, then joins the threads
+/// (workers started by a [`spawn_handler`](Builder::spawn_handler): until
+/// each one's `run` has returned); on a worker thread it does not wait for
+/// that (see `shutdown`).
 ///
 /// # Waiting on a worker
 ///
@@ -106,6 +109,9 @@ use std::fmt;
 pub struct ThreadPool {
     pub(in crate::pool) registry: Arc<Registry>,
     pub(in crate::pool) threads: Vec<thread::JoinHandle<()>>,
+    /// With a spawn handler: the workers still running, for the drop to
+    /// wait on (it has no handles of their threads).
+    pub(in crate::pool) exits: Option<Arc<WorkerExits>>,
 }
 
 impl ThreadPool {
@@ -776,6 +782,10 @@ impl Drop for ThreadPool {
         for thread in self.threads.drain(..) {
             // Tasks' panics are caught; a worker never ends by panicking.
             let _ = thread.join();
+        }
+        // Workers started by a spawn handler: until each `run` returned.
+        if let Some(exits) = &self.exits {
+            exits.wait();
         }
         // W4: then the spares, including those started while joining.
         loop {

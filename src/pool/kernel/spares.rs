@@ -21,6 +21,13 @@
 //! deques after `f` returns, so they are never handed over; while it
 //! blocks, its jobs are stolen like any busy worker's (F4 for its pending
 //! `join` halves). Proof: `proofs/blocking.md`.
+//!
+//! Spares are the pool's own threads, started after `build`. A pool whose
+//! workers the caller's spawn handler started (`Builder::spawn_handler`,
+//! `build_scoped`) has no spare slots unless `max_blocking_threads` asks
+//! for them, so that every thread running its tasks went through the
+//! handler: W1's claim then holds with no slot (`active >= min(blocked,
+//! 0)`), and a blocking worker blocks, counted, as with the cap at `0`.
 
 use super::registry::Registry;
 use super::sleep::Compensation;
