@@ -322,11 +322,19 @@ fn run_child(job: &Job, index: usize, timeout: Duration, dir: &std::path::Path) 
     };
     let stderr = fs::read_to_string(&log).unwrap_or_default();
     let _ = fs::remove_file(&log);
-    let first_line = stderr
-        .lines()
-        .find(|l| l.contains("panicked") || l.contains("overflow") || l.contains("error"))
-        .unwrap_or("")
-        .to_owned();
+    // What went wrong first: a panic's location and message (the line
+    // after "panicked at"), or the overflow report.
+    let lines: Vec<&str> = stderr.lines().collect();
+    let first_line = match lines
+        .iter()
+        .position(|l| l.contains("panicked at") || l.contains("overflow"))
+    {
+        Some(at) if lines[at].contains("panicked at") => {
+            format!("{} {}", lines[at], lines.get(at + 1).unwrap_or(&""))
+        }
+        Some(at) => lines[at].to_owned(),
+        None => String::new(),
+    };
     (classify(status, &stderr), first_line)
 }
 
