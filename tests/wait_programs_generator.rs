@@ -78,6 +78,23 @@ fn programs_are_acyclic_and_mean_one_value() {
 }
 
 #[test]
+fn mix_sees_order_and_every_input() {
+    // A wrong wiring (inputs swapped, one lost, one doubled) changes the
+    // value, so the runner's "wrong" column can see it.
+    let mut rng = gen::Rng::new(7);
+    for _ in 0..1_000 {
+        let (k, a, b) = (rng.next() as u32, rng.next() as u32, rng.next() as u32);
+        if a == b {
+            continue;
+        }
+        let both = gen::mix(k, &[a, b]);
+        assert_ne!(both, gen::mix(k, &[b, a]));
+        assert_ne!(both, gen::mix(k, &[a]));
+        assert_ne!(both, gen::mix(k, &[a, b, b]));
+    }
+}
+
+#[test]
 fn the_value_depends_on_every_node() {
     // A wrong wiring is seen: changing any one constant of the top block
     // changes the program's value.
