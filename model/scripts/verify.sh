@@ -324,12 +324,13 @@ step_tsan() {
     # overlapping rounds exercise.
     # Nor the tests that start no thread (a sanitizer of races finds none
     # there; 20 s of runs and their builds): the deque's property tests and
-    # edge cases, the citation check, the examples' helpers.
+    # edge cases, the citation check, the examples' helpers, and the check
+    # of the wait-program generator (std threads only, no pool).
     local tests=()
     for f in tests/*.rs; do
         name=$(basename "$f" .rs)
         case $name in
-        compile_fail | allocations | deque_proptest | deque_bad_input | proof_citations | example_common) ;;
+        compile_fail | allocations | deque_proptest | deque_bad_input | proof_citations | example_common | wait_programs_generator) ;;
         *) tests+=(--test "$name") ;;
         esac
     done

@@ -1,0 +1,623 @@
+//! Random acyclic programs of the pool's own waits, each run in a child
+//! process under a watchdog and checked against a sequential evaluation:
+//! a map of what still fails (issue 48), not a test.
+//!
+//! Measured on 2026-11-29, commit 75efc6b, on a 2-core machine shared with
+//! other work (load 4 to 7), with
+//! `cargo run --release --example wait_programs -- --runs 200 --jobs 2 --timeout 5`
+//! (seeds 1 to 200 under each configuration, one run each; the named
+//! shapes three runs each). Not one wrong value; every failure is a hang,
+//! an abort or H5's cycle panic. Failures depend on timing: seed 55 hung
+//! once with default settings and finished in three replays.
+//!
+//! ```text
+//! random programs, default
+//! |                                  |  run |       right |       wrong |        hung |     aborted |    H5 cycle | panic other |
+//! |----------------------------------|------|-------------|-------------|-------------|-------------|-------------|-------------|
+//! | 1 pool, 1w                       |   27 |          27 |           0 |           0 |           0 |           0 |           0 |
+//! | 1 pool, 2w                       |   34 |          34 |           0 |           0 |           0 |           0 |           0 |
+//! | 1 pool, 3w                       |   32 |          32 |           0 |           0 |           0 |           0 |           0 |
+//! | 2 pools, pipeline >= 15, 1w      |   18 |           3 |           0 |          15 |           0 |           0 |           0 |
+//! | 2 pools, pipeline >= 15, 2w      |   20 |           4 |           0 |          16 |           0 |           0 |           0 |
+//! | 2 pools, pipeline >= 15, 3w      |   16 |           7 |           0 |           9 |           0 |           0 |           0 |
+//! | 2 pools, pipelines < 15, 1w      |   15 |          10 |           0 |           4 |           0 |           1 |           0 |
+//! | 2 pools, pipelines < 15, 2w      |   20 |          18 |           0 |           2 |           0 |           0 |           0 |
+//! | 2 pools, pipelines < 15, 3w      |   18 |          17 |           0 |           1 |           0 |           0 |           0 |
+//! | all                              |  200 |         152 |           0 |          47 |           0 |           1 |           0 |
+//!
+//! random programs, mbt0
+//! |                                  |  run |       right |       wrong |        hung |     aborted |    H5 cycle | panic other |
+//! |----------------------------------|------|-------------|-------------|-------------|-------------|-------------|-------------|
+//! | 1 pool, 1w                       |   27 |          11 |           0 |          16 |           0 |           0 |           0 |
+//! | 1 pool, 2w                       |   34 |          29 |           0 |           5 |           0 |           0 |           0 |
+//! | 1 pool, 3w                       |   32 |          32 |           0 |           0 |           0 |           0 |           0 |
+//! | 2 pools, pipeline >= 15, 1w      |   18 |           0 |           0 |          13 |           0 |           5 |           0 |
+//! | 2 pools, pipeline >= 15, 2w      |   20 |           0 |           0 |          15 |           0 |           5 |           0 |
+//! | 2 pools, pipeline >= 15, 3w      |   16 |           0 |           0 |          13 |           0 |           3 |           0 |
+//! | 2 pools, pipelines < 15, 1w      |   15 |           0 |           0 |          14 |           0 |           1 |           0 |
+//! | 2 pools, pipelines < 15, 2w      |   20 |           1 |           0 |          11 |           0 |           8 |           0 |
+//! | 2 pools, pipelines < 15, 3w      |   18 |           1 |           0 |          14 |           0 |           3 |           0 |
+//! | all                              |  200 |          74 |           0 |         101 |           0 |          25 |           0 |
+//!
+//! random programs, mbt1
+//! |                                  |  run |       right |       wrong |        hung |     aborted |    H5 cycle | panic other |
+//! |----------------------------------|------|-------------|-------------|-------------|-------------|-------------|-------------|
+//! | 1 pool, 1w                       |   27 |          24 |           0 |           3 |           0 |           0 |           0 |
+//! | 1 pool, 2w                       |   34 |          33 |           0 |           1 |           0 |           0 |           0 |
+//! | 1 pool, 3w                       |   32 |          32 |           0 |           0 |           0 |           0 |           0 |
+//! | 2 pools, pipeline >= 15, 1w      |   18 |           2 |           0 |          15 |           0 |           1 |           0 |
+//! | 2 pools, pipeline >= 15, 2w      |   20 |           0 |           0 |          18 |           0 |           2 |           0 |
+//! | 2 pools, pipeline >= 15, 3w      |   16 |           0 |           0 |          16 |           0 |           0 |           0 |
+//! | 2 pools, pipelines < 15, 1w      |   15 |           2 |           0 |          12 |           0 |           1 |           0 |
+//! | 2 pools, pipelines < 15, 2w      |   20 |           3 |           0 |          16 |           0 |           1 |           0 |
+//! | 2 pools, pipelines < 15, 3w      |   18 |           2 |           0 |          15 |           0 |           1 |           0 |
+//! | all                              |  200 |          98 |           0 |          96 |           0 |           6 |           0 |
+//!
+//! named shapes of issue 48
+//! |                                  |  run |       right |       wrong |        hung |     aborted |    H5 cycle | panic other |
+//! |----------------------------------|------|-------------|-------------|-------------|-------------|-------------|-------------|
+//! | pipeline-main-15-w1 default      |    3 |           3 |           0 |           0 |           0 |           0 |           0 |
+//! | pipeline-main-20-w1 default      |    3 |           1 |           0 |           2 |           0 |           0 |           0 |
+//! | pipeline-main-50-w1 default      |    3 |           0 |           0 |           3 |           0 |           0 |           0 |
+//! | pipeline-main-2000-w1 default    |    3 |           0 |           0 |           3 |           0 |           0 |           0 |
+//! | pipeline-main-20000-w1 default   |    3 |           0 |           0 |           0 |           3 |           0 |           0 |
+//! | pipeline-task-15-w1 default      |    3 |           3 |           0 |           0 |           0 |           0 |           0 |
+//! | pipeline-task-20-w1 default      |    3 |           0 |           0 |           3 |           0 |           0 |           0 |
+//! | pipeline-task-50-w1 default      |    3 |           0 |           0 |           3 |           0 |           0 |           0 |
+//! | pipeline-task-2000-w1 default    |    3 |           0 |           0 |           3 |           0 |           0 |           0 |
+//! | pipeline-task-20000-w1 default   |    3 |           0 |           0 |           0 |           3 |           0 |           0 |
+//! | pipeline-main-15-w2 default      |    3 |           3 |           0 |           0 |           0 |           0 |           0 |
+//! | pipeline-main-20-w2 default      |    3 |           3 |           0 |           0 |           0 |           0 |           0 |
+//! | pipeline-main-50-w2 default      |    3 |           0 |           0 |           3 |           0 |           0 |           0 |
+//! | pipeline-main-2000-w2 default    |    3 |           0 |           0 |           3 |           0 |           0 |           0 |
+//! | pipeline-main-20000-w2 default   |    3 |           0 |           0 |           0 |           3 |           0 |           0 |
+//! | pipeline-task-15-w2 default      |    3 |           3 |           0 |           0 |           0 |           0 |           0 |
+//! | pipeline-task-20-w2 default      |    3 |           0 |           0 |           3 |           0 |           0 |           0 |
+//! | pipeline-task-50-w2 default      |    3 |           0 |           0 |           3 |           0 |           0 |           0 |
+//! | pipeline-task-2000-w2 default    |    3 |           0 |           0 |           3 |           0 |           0 |           0 |
+//! | pipeline-task-20000-w2 default   |    3 |           0 |           0 |           0 |           3 |           0 |           0 |
+//! | joins-earlier-40-w1 default      |    3 |           3 |           0 |           0 |           0 |           0 |           0 |
+//! | joins-task-40-w1 default         |    3 |           3 |           0 |           0 |           0 |           0 |           0 |
+//! | install-then-w1 mbt0             |    3 |           0 |           0 |           3 |           0 |           0 |           0 |
+//! | install-then-w1 default          |    3 |           3 |           0 |           0 |           0 |           0 |           0 |
+//!
+//! 672 runs in 759 s, watchdog 5 s, 2 children at once
+//! ```
+//!
+//! Read with default settings: every one-pool program finished; two-pool
+//! programs whose pipelines stay under 15 stages hung 7 of 53 times and
+//! drew H5's cycle panic once (seed 139, `stealpool-spare-3`), those with
+//! a longer alternating pipeline hung 40 of 54; the named pipelines fail
+//! from 20 stages (hang) to 20 000 (abort: `has overflowed its stack`),
+//! built in `main` or in a task, on 1 or 2 workers per pool, as the issue
+//! says. With `max_blocking_threads(0)` or `(1)`, about half the programs
+//! hang (on one pool only with one or two workers: 21 of 61 with `mbt0`,
+//! 4 of 61 with `mbt1`) and 25 (`mbt0`) and 6 (`mbt1`) get H5's cycle
+//! panic, all on two pools; the smallest, seed 33 under `mbt0`, is two
+//! alternating pipelines of 17 and 18 stages on two one-worker pools, the
+//! second fed by the first, and got H5's panic in 5 of 5 replays. The issue's "dozens of tasks
+//! joining earlier handles" did not hang here in either form
+//! (`joins-earlier`, `joins-task`); `install-then` hangs with
+//! `max_blocking_threads(0)` and finishes with default settings.
+//!
+//! A program (`examples/wait_programs/gen.rs`) is 1 or 2 pools of 1 to 3
+//! workers and a nest of nodes built with `submit`, `then`, `zip`,
+//! `when_all`, handle joins (in `main` and inside tasks), `join`, `scope`
+//! and `scope_fifo` with `spawn`, `install` (across the two pools),
+//! `block_in_place` and pipelines of handles; every node waits only for
+//! nodes created before it, so no program has a cycle, and a thread per
+//! task finishes every one (`tests/wait_programs_generator.rs`). Each
+//! program runs under three configurations of the builder: `default`,
+//! `mbt0` (`max_blocking_threads(0)`) and `mbt1`; then the named shapes of
+//! the issue run as fixed programs. A run is counted as
+//! right, wrong (a value other than the sequential one), hung (killed by
+//! the watchdog), aborted (killed by a signal: a stack overflow), or
+//! panicked, with H5's cycle message or another. "H5 cycle" counts every
+//! run that printed H5's message, which an acyclic program must never
+//! get, whether it then exited or hung. Random programs are counted by
+//! class: one pool, or two pools with or without a pipeline of 15 or more
+//! stages alternating between them, and by workers per pool.
+//!
+//! ```sh
+//! cargo run --release --example wait_programs                 # the table below
+//! cargo run --release --example wait_programs -- --show 17    # print program 17
+//! cargo run --release --example wait_programs -- --one 17 mbt0
+//! cargo run --release --example wait_programs -- --shape pipeline-main-50-w1 default
+//! ```
+//!
+//! Options: `--runs N` random programs per configuration (200), `--seed S`
+//! the first seed (1), `--jobs J` children at once (2), `--timeout SECS`
+//! the watchdog (5; a program that finishes takes well under a second), `--shape-runs R` runs of each named shape (3),
+//! `--no-random`, `--no-shapes`.
+//!
+//! Each failing run's first panic or overflow line goes to stderr as it
+//! happens; the tables end with the first failing seeds of each kind, to
+//! replay with `--show SEED` and `--one SEED CONFIG`.
+
+#[path = "wait_programs/gen.rs"]
+mod gen;
+
+use gen::{mix, Block, Kind, Part, Program, BLOCK_K};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use stealpool::{JoinHandle, ThreadPool};
+
+const CONFIGS: &[&str] = &["default", "mbt0", "mbt1"];
+
+/// H5's panic message, as `JoinHandle::join` words it.
+const CYCLE_MESSAGE: &str = "a cycle that can never end";
+
+/// Exit code of a child whose value was wrong.
+const WRONG: i32 = 3;
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: wait_programs [--runs N] [--seed S] [--jobs J] [--timeout SECS] [--shape-runs R] \
+         [--no-random] [--no-shapes]\n       wait_programs --show SEED|SHAPE\n       \
+         wait_programs --one SEED CONFIG\n       wait_programs --shape NAME CONFIG\n\
+         configs: {CONFIGS:?}\nshapes: {:?}",
+        gen::SHAPES
+    );
+    std::process::exit(2)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["--show", what] => {
+            let program = what
+                .parse()
+                .map(gen::generate)
+                .ok()
+                .or_else(|| gen::shape(what))
+                .unwrap_or_else(|| usage());
+            print!("{program}");
+            println!("sequential value: {:#x}", gen::eval_sequential(&program));
+        }
+        ["--one", seed, config] => {
+            let seed = seed.parse().unwrap_or_else(|_| usage());
+            child(&gen::generate(seed), config)
+        }
+        ["--shape", name, config] => child(&gen::shape(name).unwrap_or_else(|| usage()), config),
+        _ => measure(&words),
+    }
+}
+
+// ----------------------------------------------------------------- the child
+
+/// Runs `program` on pools built for `config` and exits: 0 if its value is
+/// the sequential one, [`WRONG`] if not; a panic exits with 101 as usual.
+fn child(program: &Program, config: &str) -> ! {
+    let limit = match config {
+        "default" => None,
+        "mbt0" => Some(0),
+        "mbt1" => Some(1),
+        _ => usage(),
+    };
+    let pools: Arc<[ThreadPool]> = (0..program.pools)
+        .map(|_| {
+            let builder = ThreadPool::builder().num_threads(program.workers);
+            let builder = match limit {
+                Some(n) => builder.max_blocking_threads(n),
+                None => builder,
+            };
+            builder.build().expect("a pool builds")
+        })
+        .collect();
+    let expected = gen::eval_sequential(program);
+    let got = pool_block(&program.main, &pools);
+    if got == expected {
+        println!("right {got:#x}");
+        std::process::exit(0)
+    }
+    println!("wrong: {got:#x}, sequentially {expected:#x}");
+    std::process::exit(WRONG)
+}
+
+/// A node's result on the pool: a handle, a value, or consumed.
+enum Slot {
+    Handle(JoinHandle<u32>),
+    Value(u32),
+    Taken,
+}
+
+impl Slot {
+    fn take(slot: &mut Slot) -> Slot {
+        std::mem::replace(slot, Slot::Taken)
+    }
+
+    fn get(self) -> u32 {
+        match self {
+            Slot::Handle(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Slot::Value(v) => v,
+            Slot::Taken => unreachable!("a node consumed twice"),
+        }
+    }
+
+    fn handle(self) -> JoinHandle<u32> {
+        match self {
+            Slot::Handle(h) => h,
+            _ => unreachable!("a handle input that is not a handle"),
+        }
+    }
+}
+
+/// A part as a closure to run anywhere: it joins its inputs there, then
+/// runs its block.
+fn pool_part(
+    part: &Part,
+    slots: &mut [Slot],
+    pools: &Arc<[ThreadPool]>,
+) -> impl FnOnce() -> u32 + Send + 'static {
+    let inputs: Vec<Slot> = part.inputs.iter().map(|&i| Slot::take(&mut slots[i])).collect();
+    let body = part.body.clone();
+    let pools = pools.clone();
+    let k = part.k;
+    move || {
+        let mut xs: Vec<u32> = inputs.into_iter().map(Slot::get).collect();
+        xs.push(pool_block(&body, &pools));
+        mix(k, &xs)
+    }
+}
+
+fn pool_block(block: &Block, pools: &Arc<[ThreadPool]>) -> u32 {
+    let mut slots: Vec<Slot> = Vec::with_capacity(block.nodes.len());
+    for node in &block.nodes {
+        let k = node.k;
+        let slot = match &node.kind {
+            Kind::Const => Slot::Value(k),
+            Kind::Submit { pool, part } => {
+                Slot::Handle(pools[*pool].submit(pool_part(part, &mut slots, pools)))
+            }
+            Kind::Then { input } => {
+                let h = Slot::take(&mut slots[*input]).handle();
+                Slot::Handle(h.then(move |x| mix(k, &[x])))
+            }
+            Kind::Zip { a, b } => {
+                let a = Slot::take(&mut slots[*a]).handle();
+                let b = Slot::take(&mut slots[*b]).handle();
+                Slot::Handle(a.zip(b).then(move |(x, y)| mix(k, &[x, y])))
+            }
+            Kind::WhenAll { pool, inputs } => {
+                let hs: Vec<_> = inputs
+                    .iter()
+                    .map(|&i| Slot::take(&mut slots[i]).handle())
+                    .collect();
+                Slot::Handle(pools[*pool].when_all(hs).then(move |xs| mix(k, &xs)))
+            }
+            Kind::Await { input } => Slot::Value(mix(k, &[Slot::take(&mut slots[*input]).get()])),
+            Kind::Join { pool, left, right } => {
+                let left = pool_part(left, &mut slots, pools);
+                let right = pool_part(right, &mut slots, pools);
+                let (l, r) = pools[*pool].join(left, right);
+                Slot::Value(mix(k, &[l, r]))
+            }
+            Kind::Scope { pool, fifo, children } => {
+                let children: Vec<_> = children.iter().map(|c| pool_part(c, &mut slots, pools)).collect();
+                let results: Vec<Mutex<u32>> = children.iter().map(|_| Mutex::new(0)).collect();
+                let results_ref = &results;
+                if *fifo {
+                    pools[*pool].scope_fifo(move |s| {
+                        for (child, out) in children.into_iter().zip(results_ref) {
+                            s.spawn_fifo(move |_| *out.lock().unwrap() = child());
+                        }
+                    });
+                } else {
+                    pools[*pool].scope(move |s| {
+                        for (child, out) in children.into_iter().zip(results_ref) {
+                            s.spawn(move |_| *out.lock().unwrap() = child());
+                        }
+                    });
+                }
+                let xs: Vec<u32> = results.into_iter().map(|m| m.into_inner().unwrap()).collect();
+                Slot::Value(mix(k, &xs))
+            }
+            Kind::Install { pool, part } => {
+                let body = pool_part(part, &mut slots, pools);
+                Slot::Value(mix(k, &[pools[*pool].install(body)]))
+            }
+            Kind::BlockInPlace { part } => {
+                let body = pool_part(part, &mut slots, pools);
+                Slot::Value(mix(k, &[stealpool::block_in_place(body)]))
+            }
+            Kind::Pipeline { first, stages, input } => {
+                let input = input.map(|i| Slot::take(&mut slots[i]));
+                let mut prev = pools[*first % pools.len()].submit(move || input.map_or(k, Slot::get));
+                for stage in 1..*stages {
+                    let before = prev;
+                    let pool = &pools[(*first + stage) % pools.len()];
+                    prev = pool.submit(move || before.join().unwrap().wrapping_add(1));
+                }
+                Slot::Handle(prev)
+            }
+        };
+        slots.push(slot);
+    }
+    let rest: Vec<u32> = block
+        .leftovers()
+        .into_iter()
+        .map(|i| Slot::take(&mut slots[i]).get())
+        .collect();
+    mix(BLOCK_K, &rest)
+}
+
+// ---------------------------------------------------------------- the parent
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Outcome {
+    Right,
+    Wrong,
+    Hung,
+    Aborted,
+    PanickedCycle,
+    PanickedOther,
+}
+
+const OUTCOMES: &[(Outcome, &str)] = &[
+    (Outcome::Right, "right"),
+    (Outcome::Wrong, "wrong"),
+    (Outcome::Hung, "hung"),
+    (Outcome::Aborted, "aborted"),
+    (Outcome::PanickedCycle, "H5 cycle"),
+    (Outcome::PanickedOther, "panic other"),
+];
+
+/// One child to run: its arguments after the executable, and the row of
+/// the table it counts in.
+struct Job {
+    args: Vec<String>,
+    table: String,
+    row: String,
+}
+
+fn classify(status: Option<ExitStatus>, stderr: &str) -> Outcome {
+    use std::os::unix::process::ExitStatusExt;
+    // H5's report on an acyclic program is the first thing that went
+    // wrong, whether the run then exited or hung.
+    if stderr.contains(CYCLE_MESSAGE) {
+        return Outcome::PanickedCycle;
+    }
+    let Some(status) = status else {
+        return Outcome::Hung;
+    };
+    if status.success() {
+        return Outcome::Right;
+    }
+    if status.signal().is_some() {
+        return Outcome::Aborted;
+    }
+    if status.code() == Some(WRONG) {
+        return Outcome::Wrong;
+    }
+    Outcome::PanickedOther
+}
+
+/// Runs the child of `job` under the watchdog; its stderr goes to a file
+/// (a pipe could fill and stall it).
+fn run_child(job: &Job, index: usize, timeout: Duration, dir: &std::path::Path) -> (Outcome, String) {
+    let log = dir.join(format!("child-{index}.stderr"));
+    let err = fs::File::create(&log).expect("a log file");
+    let mut child = Command::new(std::env::current_exe().expect("own path"))
+        .args(&job.args)
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .expect("the child starts");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait on the child") {
+            break Some(status);
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let stderr = fs::read_to_string(&log).unwrap_or_default();
+    let _ = fs::remove_file(&log);
+    // What went wrong first: a panic's location and message (the line
+    // after "panicked at"), or the overflow report.
+    let lines: Vec<&str> = stderr.lines().collect();
+    let first_line = match lines
+        .iter()
+        .position(|l| l.contains("panicked at") || l.contains("overflow"))
+    {
+        Some(at) if lines[at].contains("panicked at") => {
+            format!("{} {}", lines[at], lines.get(at + 1).unwrap_or(&""))
+        }
+        Some(at) => lines[at].to_owned(),
+        None => String::new(),
+    };
+    (classify(status, &stderr), first_line)
+}
+
+fn option<T: std::str::FromStr>(words: &[&str], name: &str, default: T) -> T {
+    match words.iter().position(|w| *w == name) {
+        Some(at) => words
+            .get(at + 1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| usage()),
+        None => default,
+    }
+}
+
+/// A table's rows: a label and its count per outcome.
+type Rows = Vec<(String, BTreeMap<Outcome, usize>)>;
+
+fn measure(words: &[&str]) {
+    let known = [
+        "--runs",
+        "--seed",
+        "--jobs",
+        "--timeout",
+        "--shape-runs",
+        "--no-random",
+        "--no-shapes",
+    ];
+    for (i, w) in words.iter().enumerate() {
+        let is_value = i > 0 && known[..5].contains(&words[i - 1]);
+        if !is_value && !known.contains(w) {
+            usage();
+        }
+    }
+    let runs: u64 = option(words, "--runs", 200);
+    let seed: u64 = option(words, "--seed", 1);
+    let jobs: usize = option(words, "--jobs", 2);
+    let timeout = Duration::from_secs(option(words, "--timeout", 5));
+    let shape_runs: usize = option(words, "--shape-runs", 3);
+
+    let mut queue = Vec::new();
+    if !words.contains(&"--no-random") {
+        for config in CONFIGS {
+            for s in seed..seed + runs {
+                let program = gen::generate(s);
+                queue.push(Job {
+                    args: vec!["--one".into(), s.to_string(), config.to_string()],
+                    table: format!("random programs, {config}"),
+                    row: program.class(),
+                });
+            }
+        }
+    }
+    if !words.contains(&"--no-shapes") {
+        for name in gen::SHAPES {
+            // The pipelines and the joins are the issue's shapes with
+            // default settings; `install-then` its shape with no spares.
+            let configs: &[&str] = if name.starts_with("install") {
+                &["mbt0", "default"]
+            } else {
+                &["default"]
+            };
+            for config in configs {
+                for _ in 0..shape_runs {
+                    queue.push(Job {
+                        args: vec!["--shape".into(), name.to_string(), config.to_string()],
+                        table: "named shapes of issue 48".into(),
+                        row: format!("{name} {config}"),
+                    });
+                }
+            }
+        }
+    }
+
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/wait_programs");
+    fs::create_dir_all(&dir).expect("target/wait_programs");
+    let total = queue.len();
+    let next = Mutex::new(0usize);
+    let results: Mutex<Vec<(usize, Outcome, String)>> = Mutex::new(Vec::new());
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let index = {
+                    let mut next = next.lock().unwrap();
+                    let index = *next;
+                    *next += 1;
+                    index
+                };
+                let Some(job) = queue.get(index) else { break };
+                let (outcome, line) = run_child(job, index, timeout, &dir);
+                if outcome != Outcome::Right {
+                    eprintln!("{:?}: {} {}", outcome, job.args.join(" "), line);
+                }
+                let mut results = results.lock().unwrap();
+                results.push((index, outcome, line));
+                if results.len() % 50 == 0 {
+                    eprintln!(
+                        "{}/{} runs, {:.0} s",
+                        results.len(),
+                        total,
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+            });
+        }
+    });
+
+    // table -> row -> outcome -> count, in the order first seen.
+    let mut tables: Vec<(String, Rows)> = Vec::new();
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|r| r.0);
+    for (index, outcome, _) in &results {
+        let job = &queue[*index];
+        let at = match tables.iter().position(|t| t.0 == job.table) {
+            Some(at) => at,
+            None => {
+                tables.push((job.table.clone(), Vec::new()));
+                tables.len() - 1
+            }
+        };
+        let rows = &mut tables[at].1;
+        let row = match rows.iter().position(|r| r.0 == job.row) {
+            Some(row) => row,
+            None => {
+                rows.push((job.row.clone(), BTreeMap::new()));
+                rows.len() - 1
+            }
+        };
+        *rows[row].1.entry(*outcome).or_default() += 1;
+    }
+    for (table, rows) in &mut tables {
+        if table.starts_with("random") {
+            rows.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut all = BTreeMap::new();
+            for (_, counts) in rows.iter() {
+                for (o, n) in counts {
+                    *all.entry(*o).or_default() += n;
+                }
+            }
+            rows.push(("all".into(), all));
+        }
+        println!("\n{table}");
+        print!("| {:<32} | {:>4} |", "", "run");
+        for (_, name) in OUTCOMES {
+            print!(" {name:>11} |");
+        }
+        println!();
+        print!("|{:-<34}|{:->6}|", "", "");
+        for _ in OUTCOMES {
+            print!("{:->13}|", "");
+        }
+        println!();
+        for (row, counts) in rows.iter() {
+            print!("| {:<32} | {:>4} |", row, counts.values().sum::<usize>());
+            for (o, _) in OUTCOMES {
+                print!(" {:>11} |", counts.get(o).copied().unwrap_or(0));
+            }
+            println!();
+        }
+    }
+    // Where to start: the first failing seeds of each kind, to replay
+    // with `--show SEED` and `--one SEED CONFIG`.
+    let mut failing: BTreeMap<(String, Outcome), Vec<String>> = BTreeMap::new();
+    for (index, outcome, _) in &results {
+        let job = &queue[*index];
+        if *outcome != Outcome::Right && job.args[0] == "--one" {
+            failing
+                .entry((job.table.clone(), *outcome))
+                .or_default()
+                .push(job.args[1].clone());
+        }
+    }
+    if !failing.is_empty() {
+        println!("\nfirst failing seeds");
+    }
+    for ((table, outcome), seeds) in &failing {
+        let shown: Vec<&str> = seeds.iter().take(12).map(String::as_str).collect();
+        println!("{table}, {outcome:?}: {}", shown.join(" "));
+    }
+    println!(
+        "\n{} runs in {:.0} s, watchdog {} s, {} children at once",
+        total,
+        started.elapsed().as_secs_f64(),
+        timeout.as_secs(),
+        jobs
+    );
+}
