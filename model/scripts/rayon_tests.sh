@@ -92,13 +92,9 @@ core:tests/scoped_threadpool.rs * missing spawn_handler,build_scoped: the pool's
 core:tests/double_init_fail.rs * differs: the error's text is stealpool's own ("the global pool was already built"); the test asserts rayon's wording
 core:tests/use_current_thread.rs * missing use_current_thread,spawn_handler: the caller's thread as a worker
 # rayon's unit tests (src/iter/test.rs)
-rayon:src/iter/test.rs check_extend_heap impls par_extend: ParallelExtend<&T> for BinaryHeap
-rayon:src/iter/test.rs check_extend_items impls par_extend: ParallelExtend<&T> for the std collections
-rayon:src/iter/test.rs check_extend_pairs impls par_extend: ParallelExtend<(&K, &V)> for the maps
 rayon:src/iter/test.rs execute_pseudo_indexed_range impls into_par_iter: a range of i128 or u128
 # rayon's integration tests (tests/*.rs)
 rayon:tests/debug.rs debug_adaptors impls filter,map: Debug for the adaptors over closures (map, filter, fold, ...), which derive it only for closures that have it
-rayon:tests/issue671-unzip.rs * impls unzip: ParallelExtend for a pair of collections
 rayon:tests/octillion.rs * impls into_par_iter: a range of u128
 rayon:tests/producer_split_at.rs * impls Producer: its check helper needs Producer::IntoIter to be DoubleEndedIterator and ExactSizeIterator, which stealpool's Producer does not require
 CUTS
