@@ -3,8 +3,9 @@
 //! `par_bridge`, the std collections (extended by values and by
 //! references), pairs of collections, `Option` and `Result`,
 //! `par_sort_unstable` of `Send` elements, inclusive ranges longer than
-//! `usize`, and the types inferred for unsuffixed ranges, against the
-//! sequential std iterators on pools of 1 and 2 workers.
+//! `usize`, ranges of 128-bit integers, and the types inferred for
+//! unsuffixed ranges, against the sequential std iterators on pools of 1
+//! and 2 workers.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -319,5 +320,74 @@ fn pairs_of_collections_extend_and_collect() {
             assert_eq!(sides.0[1..], threes[..]);
             assert_eq!(sides.1, format!("<{chars}"));
         }
+    });
+}
+
+/// Ranges of `i128` and `u128` are parallel iterators, not indexed ones:
+/// they yield what the std ranges do, have a length only when it fits in
+/// `usize`, and short-circuit across lengths past it.
+#[test]
+fn ranges_of_128_bit_integers_match_std() {
+    on_pools(|| {
+        for n in [0u64, 1, 2, 7, 1_000, 3_001] {
+            let n = u128::from(n);
+            for start in [0u128, 1 << 70, u128::MAX - n] {
+                let range = start..start + n;
+                let got: Vec<u128> = range.clone().into_par_iter().collect();
+                assert_eq!(got, range.clone().collect::<Vec<_>>());
+                assert_eq!(range.clone().into_par_iter().opt_len(), Some(n as usize));
+                let odd: Vec<u128> = range.clone().into_par_iter().filter(|x| x % 2 == 1).collect();
+                assert_eq!(odd, range.clone().filter(|x| x % 2 == 1).collect::<Vec<_>>());
+                let inclusive = start..=start + n;
+                let got: Vec<u128> = inclusive.clone().into_par_iter().collect();
+                assert_eq!(got, inclusive.clone().collect::<Vec<_>>());
+                assert_eq!(inclusive.into_par_iter().opt_len(), Some(n as usize + 1));
+            }
+            let n = n as i128;
+            for start in [i128::MIN, -n / 2, i128::MAX - n] {
+                let range = start..start + n;
+                let got: Vec<i128> = range.clone().into_par_iter().map(|x| x / 3).collect();
+                assert_eq!(got, range.clone().map(|x| x / 3).collect::<Vec<_>>());
+                let inclusive = start..=start + n;
+                assert_eq!(
+                    inclusive.clone().into_par_iter().map(|x| x % 1_000).sum::<i128>(),
+                    inclusive.clone().map(|x| x % 1_000).sum::<i128>()
+                );
+                assert_eq!(inclusive.into_par_iter().count(), n as usize + 1);
+            }
+        }
+        let (high, low) = (5u128, 4u128);
+        assert_eq!((high..low).into_par_iter().count(), 0);
+        assert_eq!((high..=low).into_par_iter().opt_len(), Some(0));
+        assert_eq!((high..=low).into_par_iter().count(), 0);
+        // The last items of ranges that end at the type's largest value.
+        let top: Vec<u128> = (u128::MAX - 2..=u128::MAX).into_par_iter().collect();
+        assert_eq!(top, [u128::MAX - 2, u128::MAX - 1, u128::MAX]);
+        assert_eq!(
+            (u128::MAX - 1_000..=u128::MAX)
+                .into_par_iter()
+                .find_last(|&x| x % 2 == 0),
+            Some(u128::MAX - 1)
+        );
+        // Past `usize`: no length, and the searches from the left stop
+        // early (the first piece runs first, on one worker too; from the
+        // right they would not, on one worker).
+        let all = || (0..u128::MAX).into_par_iter();
+        assert_eq!(all().opt_len(), None);
+        assert_eq!(all().find_first(|&x| x > 5), Some(6));
+        assert!(all().any(|x| x == 3));
+        assert_eq!(all().filter(|x| x % 7 == 6).find_first(|_| true), Some(6));
+        let everything = || (i128::MIN..=i128::MAX).into_par_iter();
+        assert_eq!(everything().opt_len(), None);
+        assert_eq!(
+            everything().find_first(|&x| x > i128::MIN + 1),
+            Some(i128::MIN + 2)
+        );
+        assert_eq!(
+            (1u128 << 100..=u128::MAX)
+                .into_par_iter()
+                .find_first(|&x| x % 3 == 0),
+            (1u128 << 100..).find(|&x| x % 3 == 0)
+        );
     });
 }
