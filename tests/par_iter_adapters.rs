@@ -2,7 +2,7 @@
 //! The parallel iterators' adapters `rev`, `chain`, `map_with`, `map_init`,
 //! `find_first`, `find_last`, `while_some`, and collect into `Result` and
 //! `Option`, against the sequential std iterators on pools of 1 and 2
-//! workers.
+//! workers; and how the adapters over closures print.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -357,4 +357,87 @@ fn collect_into_result_and_option_stops_at_the_first_error() {
             .collect()
     });
     assert!(stopped.is_empty());
+}
+
+/// The adapters over closures print their base and their other data,
+/// whatever their closures are (closures have no `Debug`), and say that
+/// something is left out.
+#[test]
+fn adapters_over_closures_print_without_the_closures() {
+    let v = [1u8, 2];
+    let base = format!("{:?}", v.par_iter());
+    let shown = |name: &str, rest: &str| format!("{name} {{ base: {base}{rest}, .. }}");
+    let cases: Vec<(String, String)> = vec![
+        (format!("{:?}", v.par_iter().map(|x| x)), shown("Map", "")),
+        (
+            format!("{:?}", v.par_iter().filter(|_| true)),
+            shown("Filter", ""),
+        ),
+        (
+            format!("{:?}", v.par_iter().filter_map(Some)),
+            shown("FilterMap", ""),
+        ),
+        (format!("{:?}", v.par_iter().flat_map(Some)), shown("FlatMap", "")),
+        (
+            format!("{:?}", v.par_iter().flat_map_iter(Some)),
+            shown("FlatMapIter", ""),
+        ),
+        (
+            format!("{:?}", v.par_iter().fold(|| 0, |x, _| x)),
+            shown("Fold", ""),
+        ),
+        (
+            format!("{:?}", v.par_iter().fold_with(7, |x, _| x)),
+            shown("FoldWith", ", init: 7"),
+        ),
+        (
+            format!("{:?}", v.par_iter().fold_chunks(3, || 0, |x, _| x)),
+            shown("FoldChunks", ", size: 3"),
+        ),
+        (
+            format!("{:?}", v.par_iter().fold_chunks_with(3, 7, |x, _| x)),
+            shown("FoldChunksWith", ", size: 3, init: 7"),
+        ),
+        (
+            format!("{:?}", v.par_iter().try_fold(|| 0, |x, _| Some(x))),
+            shown("TryFold", ""),
+        ),
+        (
+            format!("{:?}", v.par_iter().inspect(|_| ())),
+            shown("Inspect", ""),
+        ),
+        (format!("{:?}", v.par_iter().copied().update(|_| ())), {
+            let base = format!("{:?}", v.par_iter().copied());
+            format!("Update {{ base: {base}, .. }}")
+        }),
+        (
+            format!("{:?}", v.par_iter().map_with(7, |_, x| x)),
+            shown("MapWith", ", item: 7"),
+        ),
+        (
+            format!("{:?}", v.par_iter().map_init(|| 0, |_, x| x)),
+            shown("MapInit", ""),
+        ),
+        (
+            format!("{:?}", v.par_iter().positions(|_| true)),
+            shown("Positions", ""),
+        ),
+        (
+            format!("{:?}", v.par_iter().take_any_while(|_| true)),
+            shown("TakeAnyWhile", ""),
+        ),
+        (
+            format!("{:?}", v.par_iter().skip_any_while(|_| false)),
+            shown("SkipAnyWhile", ""),
+        ),
+    ];
+    for (got, expected) in cases {
+        assert_eq!(got, expected);
+    }
+    // Nested: the base of an adapter is printed as it prints itself.
+    let nested = format!("{:?}", (0..3u8).into_par_iter().map(|x| x).filter(|_| true));
+    assert_eq!(
+        nested,
+        "Filter { base: Map { base: Iter { range: 0..3 }, .. }, .. }"
+    );
 }

@@ -10,7 +10,10 @@ strip_functions() {
         skip { if (/^}/) { skip = 0; drop_blank = 1 } next }
         drop_blank && /^$/ { drop_blank = 0; next }
         { drop_blank = 0 }
-        /^(#\[|\/\/)/ { held = held $0 "\n"; next }
+        # An attribute over several lines (rustfmt closes it with `)]` in
+        # column 0) is held whole, with the function it stands over.
+        in_attr { held = held $0 "\n"; if (/^\)\]/) in_attr = 0; next }
+        /^(#\[|\/\/)/ { held = held $0 "\n"; if (/^#\[/ && !/\]$/) in_attr = 1; next }
         /^(pub(\([a-z]+\))? )?fn [A-Za-z0-9_]+[(<]/ {
             name = $0; sub(/^(pub(\([a-z]+\))? )?fn /, "", name); sub(/[(<].*/, "", name)
             if (name in want) { want[name]++; held = ""; skip = 1; next }

@@ -1,7 +1,7 @@
 //! Collecting: [`FromParallelIterator`] and [`ParallelExtend`] for `Vec`,
 //! `String`, `OsString`, `HashMap` and `()` (the other std collections
 //! are in `collections.rs`), `Cow`, `Result` and `Option` of any of them,
-//! and `unzip`.
+//! and pairs of them (what `unzip` and `partition_map` fill).
 //!
 //! An indexed iterator collected into a `Vec` writes every piece's items
 //! straight into their places in the vector's spare capacity (I2, I3). An
@@ -292,6 +292,21 @@ impl<T: Send> ParallelExtend<T> for Vec<T> {
     }
 }
 
+/// Extends a vector with copies of the items referred to, in order.
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let mut v = vec![0u8];
+/// v.par_extend(&[1, 2, 3]);
+/// assert_eq!(v, [0, 1, 2, 3]);
+/// ```
+impl<'a, T: 'a + Copy + Send + Sync> ParallelExtend<&'a T> for Vec<T> {
+    fn par_extend<I: IntoParallelIterator<Item = &'a T>>(&mut self, par_iter: I) {
+        self.par_extend(par_iter.into_par_iter().copied());
+    }
+}
+
 impl<T: Send> FromParallelIterator<T> for Vec<T> {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
         let mut vec = Vec::new();
@@ -321,7 +336,7 @@ macro_rules! string_from {
     )*};
 }
 
-string_from!(char, &'a char, &'a str, String);
+string_from!(char, &'a char, &'a str, String, Box<str>, Cow<'a, str>);
 
 /// `OsString` from pieces of text: `&OsStr`, `OsString`, `Cow<OsStr>`.
 macro_rules! os_string_from {
@@ -425,57 +440,140 @@ where
     }
 }
 
-/// [`ParallelIterator::unzip`].
-pub(super) fn unzip<I, A, B, FromA, FromB>(par_iter: I) -> (FromA, FromB)
+/// The items split in two vectors, each in order: the pairs' first and
+/// second items, or the `Left` and the `Right` values. Each piece splits
+/// its own items, and the pieces' vectors are joined in order.
+fn split_in_two<I, L, R>(par_iter: I) -> (Vec<L>, Vec<R>)
 where
-    I: ParallelIterator<Item = (A, B)>,
-    FromA: Default + Send + ParallelExtend<A>,
-    FromB: Default + Send + ParallelExtend<B>,
-    A: Send,
-    B: Send,
-{
-    let pieces: LinkedList<(Vec<A>, Vec<B>)> = collect_pieces(par_iter);
-    let total = pieces.iter().map(|(a, _)| a.len()).sum();
-    let (mut all_a, mut all_b) = (Vec::with_capacity(total), Vec::with_capacity(total));
-    for (mut a, mut b) in pieces {
-        all_a.append(&mut a);
-        all_b.append(&mut b);
-    }
-    let (mut from_a, mut from_b) = (FromA::default(), FromB::default());
-    from_a.par_extend(all_a);
-    from_b.par_extend(all_b);
-    (from_a, from_b)
-}
-
-/// `partition_map`'s end: each piece sorts its items into two vectors,
-/// the pieces' vectors are joined in order, and each side extends its
-/// collection in parallel, as [`unzip`] does.
-pub(super) fn partition_map<I, A, B, L, R>(par_iter: I) -> (A, B)
-where
-    I: ParallelIterator<Item = Either<L, R>>,
-    A: Default + Send + ParallelExtend<L>,
-    B: Default + Send + ParallelExtend<R>,
+    I: ParallelIterator,
+    Sides<L, R>: Extend<I::Item>,
     L: Send,
     R: Send,
 {
     let pieces: LinkedList<Sides<L, R>> = collect_pieces(par_iter);
-    let (mut all_left, mut all_right) = (Vec::new(), Vec::new());
+    let mut all_left = Vec::with_capacity(pieces.iter().map(|piece| piece.0.len()).sum());
+    let mut all_right = Vec::with_capacity(pieces.iter().map(|piece| piece.1.len()).sum());
     for Sides(mut left, mut right) in pieces {
         all_left.append(&mut left);
         all_right.append(&mut right);
     }
-    let (mut left, mut right) = (A::default(), B::default());
-    left.par_extend(all_left);
-    right.par_extend(all_right);
-    (left, right)
+    (all_left, all_right)
 }
 
-/// One piece of `partition_map`: its `Left` values and its `Right` ones.
+/// Extends each collection of a pair by one side of each item, as
+/// [`unzip`](ParallelIterator::unzip) does: the first collection by the
+/// first items, the second by the second, each in order.
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let mut pair = (vec![0u32], String::new());
+/// pair.par_extend((1..4u32).into_par_iter().map(|x| (x * x, char::from(b'a' + x as u8))));
+/// assert_eq!(pair, (vec![0, 1, 4, 9], String::from("bcd")));
+/// ```
+impl<A, B, FromA, FromB> ParallelExtend<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Send + ParallelExtend<A>,
+    FromB: Send + ParallelExtend<B>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
+        let (all_a, all_b) = split_in_two(par_iter.into_par_iter());
+        self.0.par_extend(all_a);
+        self.1.par_extend(all_b);
+    }
+}
+
+/// Extends the first collection of a pair by the `Left` values, the
+/// second by the `Right` ones, each in order, as
+/// [`partition_map`](ParallelIterator::partition_map) does.
+///
+/// ```
+/// use stealpool::iter::Either;
+/// use stealpool::prelude::*;
+///
+/// let mut pair: (Vec<u32>, Vec<u32>) = (vec![], vec![100]);
+/// pair.par_extend((0..5u32).into_par_iter().map(|x| if x % 2 == 0 { Either::Left(x) } else { Either::Right(x) }));
+/// assert_eq!(pair, (vec![0, 2, 4], vec![100, 1, 3]));
+/// ```
+impl<L, R, A, B> ParallelExtend<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Send + ParallelExtend<L>,
+    B: Send + ParallelExtend<R>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = Either<L, R>>>(&mut self, par_iter: I) {
+        let (all_left, all_right) = split_in_two(par_iter.into_par_iter());
+        self.0.par_extend(all_left);
+        self.1.par_extend(all_right);
+    }
+}
+
+/// Collects a pair of collections from pairs, as
+/// [`unzip`](ParallelIterator::unzip) does, for
+/// collections that collect but need not be `Default` or extend.
+///
+/// ```
+/// use stealpool::prelude::*;
+///
+/// let (small, big): (Vec<u32>, Result<Vec<u32>, ()>) = (0..3u32).into_par_iter().map(|x| (x, Ok(x + 10))).collect();
+/// assert_eq!((small, big), (vec![0, 1, 2], Ok(vec![10, 11, 12])));
+/// ```
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Send + FromParallelIterator<A>,
+    FromB: Send + FromParallelIterator<B>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
+        let (all_a, all_b) = split_in_two(par_iter.into_par_iter());
+        (FromA::from_par_iter(all_a), FromB::from_par_iter(all_b))
+    }
+}
+
+/// Collects the `Left` values into the first collection, the `Right`
+/// ones into the second, as
+/// [`partition_map`](ParallelIterator::partition_map) does.
+///
+/// ```
+/// use stealpool::iter::Either;
+/// use stealpool::prelude::*;
+///
+/// let (even, odd): (Vec<u32>, String) =
+///     (0..4u32).into_par_iter().map(|x| if x % 2 == 0 { Either::Left(x) } else { Either::Right('o') }).collect();
+/// assert_eq!((even, odd), (vec![0, 2], String::from("oo")));
+/// ```
+impl<L, R, A, B> FromParallelIterator<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Send + FromParallelIterator<L>,
+    B: Send + FromParallelIterator<R>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Either<L, R>>>(par_iter: I) -> Self {
+        let (all_left, all_right) = split_in_two(par_iter.into_par_iter());
+        (A::from_par_iter(all_left), B::from_par_iter(all_right))
+    }
+}
+
+/// One piece of [`split_in_two`]: its items' first and second sides.
 struct Sides<L, R>(Vec<L>, Vec<R>);
 
 impl<L, R> Default for Sides<L, R> {
     fn default() -> Self {
         Sides(Vec::new(), Vec::new())
+    }
+}
+
+impl<L, R> Extend<(L, R)> for Sides<L, R> {
+    fn extend<T: IntoIterator<Item = (L, R)>>(&mut self, iter: T) {
+        for (left, right) in iter {
+            self.0.push(left);
+            self.1.push(right);
+        }
     }
 }
 

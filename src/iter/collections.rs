@@ -22,7 +22,7 @@
 //! ```
 
 use super::collect::collect_pieces;
-use super::{FromParallelIterator, IntoParallelIterator, ParallelExtend, VecIntoIter};
+use super::{FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator, VecIntoIter};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
@@ -110,4 +110,36 @@ extend_in_order! {
     impl<T> VecDeque<T>, item T, where {};
     impl<T> LinkedList<T>, item T, where {};
     impl<T> BinaryHeap<T>, item T, where { T: Ord, };
+}
+
+/// `ParallelExtend<&T>` for a collection of `T: Copy`: extends it by
+/// copies of the items referred to (of the pairs, for a map), as its
+/// `Extend<&T>` does.
+macro_rules! extend_copied {
+    ($(impl<$($g:tt),*> $coll:ty, item $item:ty, copy $copy:expr, where { $($bounds:tt)* };)*) => {$(
+        impl<'a, $($g),*> ParallelExtend<$item> for $coll
+        where
+            $($bounds)*
+        {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
+                self.par_extend(par_iter.into_par_iter().map($copy));
+            }
+        }
+    )*};
+}
+
+extend_copied! {
+    impl<T, S> HashSet<T, S>, item &'a T, copy |x: &T| *x, where {
+        T: 'a + Copy + Eq + Hash + Send + Sync, S: BuildHasher + Send,
+    };
+    impl<T> BTreeSet<T>, item &'a T, copy |x: &T| *x, where { T: 'a + Copy + Ord + Send + Sync, };
+    impl<T> VecDeque<T>, item &'a T, copy |x: &T| *x, where { T: 'a + Copy + Send + Sync, };
+    impl<T> LinkedList<T>, item &'a T, copy |x: &T| *x, where { T: 'a + Copy + Send + Sync, };
+    impl<T> BinaryHeap<T>, item &'a T, copy |x: &T| *x, where { T: 'a + Copy + Ord + Send + Sync, };
+    impl<K, V, S> HashMap<K, V, S>, item (&'a K, &'a V), copy |(k, v): (&K, &V)| (*k, *v), where {
+        K: 'a + Copy + Eq + Hash + Send + Sync, V: 'a + Copy + Send + Sync, S: BuildHasher + Send,
+    };
+    impl<K, V> BTreeMap<K, V>, item (&'a K, &'a V), copy |(k, v): (&K, &V)| (*k, *v), where {
+        K: 'a + Copy + Ord + Send + Sync, V: 'a + Copy + Send + Sync,
+    };
 }

@@ -116,10 +116,11 @@ where
 }
 
 /// A collection that [`collect`](ParallelIterator::collect) can build:
-/// `Vec<T>`, `String` (from `char`, `&str`, `String`), `HashMap<K, V>`,
-/// `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`,
-/// `BinaryHeap`, and `Result<C, E>` or `Option<C>` of any of them (which
-/// stop at the first `Err` or `None`, as rayon's do).
+/// `Vec<T>`, `String` (from `char`, `&char`, `&str`, `String`,
+/// `Box<str>`, `Cow<str>`), `HashMap<K, V>`, `HashSet`, `BTreeMap`,
+/// `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap`, `Result<C, E>` or
+/// `Option<C>` of any of them (which stop at the first `Err` or `None`,
+/// as rayon's do), and a pair of them (from pairs, or from [`Either`](super::Either)s).
 ///
 /// ```
 /// use stealpool::prelude::*;
@@ -147,7 +148,9 @@ pub trait FromParallelIterator<T: Send> {
 }
 
 /// A collection that can be extended by a parallel iterator's items (what
-/// [`unzip`](ParallelIterator::unzip) fills).
+/// [`unzip`](ParallelIterator::unzip) fills): those `collect` builds, a
+/// pair of them, and, as rayon's, the std collections of `Copy` items by
+/// references to items (`&T`; `(&K, &V)` for the maps), which are copied.
 ///
 /// ```
 /// use stealpool::prelude::*;
@@ -155,6 +158,8 @@ pub trait FromParallelIterator<T: Send> {
 /// let mut v = vec![0u8];
 /// v.par_extend((1..3u8).into_par_iter());
 /// assert_eq!(v, [0, 1, 2]);
+/// v.par_extend(&[7, 8]);
+/// assert_eq!(v, [0, 1, 2, 7, 8]);
 /// ```
 pub trait ParallelExtend<T: Send> {
     /// Appends the items, in order where the collection has one.

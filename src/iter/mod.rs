@@ -34,11 +34,6 @@
 //!   first, where rayon's `Vec` drain moves them in parallel, in place;
 //!   its iterator is one type, [`Drain`], for every collection (rayon's
 //!   `vec::Drain`, `hash_map::Drain`, ...).
-//! - Ranges of `i128` and `u128`: the ranges are of the integer types up
-//!   to 64 bits, and of `char`.
-//! - `Debug` for the adapters over closures (`map`, `filter`, ...): they
-//!   derive it, so have it only when the closure does, where rayon's
-//!   print without the closure.
 //! - `fold_chunks` gathers each chunk in a `Vec` before folding it,
 //!   where rayon's folds in place: same results, one allocation per chunk.
 //!

@@ -105,61 +105,15 @@ macro_rules! multizip {
     }};
 }
 
-multizip!((A, a));
-multizip!((A, a), (B, b));
-multizip!((A, a), (B, b), (C, c));
-multizip!((A, a), (B, b), (C, c), (D, d));
-multizip!((A, a), (B, b), (C, c), (D, d), (E, e));
-multizip!((A, a), (B, b), (C, c), (D, d), (E, e), (F, f));
-multizip!((A, a), (B, b), (C, c), (D, d), (E, e), (F, f), (G, g));
-multizip!((A, a), (B, b), (C, c), (D, d), (E, e), (F, f), (G, g), (H, h));
-multizip!(
-    (A, a),
-    (B, b),
-    (C, c),
-    (D, d),
-    (E, e),
-    (F, f),
-    (G, g),
-    (H, h),
-    (I, i)
-);
-multizip!(
-    (A, a),
-    (B, b),
-    (C, c),
-    (D, d),
-    (E, e),
-    (F, f),
-    (G, g),
-    (H, h),
-    (I, i),
-    (J, j)
-);
-multizip!(
-    (A, a),
-    (B, b),
-    (C, c),
-    (D, d),
-    (E, e),
-    (F, f),
-    (G, g),
-    (H, h),
-    (I, i),
-    (J, j),
-    (K, k)
-);
-multizip!(
-    (A, a),
-    (B, b),
-    (C, c),
-    (D, d),
-    (E, e),
-    (F, f),
-    (G, g),
-    (H, h),
-    (I, i),
-    (J, j),
-    (K, k),
-    (L, l)
-);
+/// [`multizip!`] for every prefix of the list: tuples of 1 to 12.
+macro_rules! multizip_prefixes {
+    ([$($done:tt)*]) => {};
+    ([$($done:tt)*] $next:tt $(, $rest:tt)*) => {
+        multizip!($($done)* $next);
+        multizip_prefixes!([$($done)* $next,] $($rest),*);
+    };
+}
+
+multizip_prefixes! {
+    [] (A, a), (B, b), (C, c), (D, d), (E, e), (F, f), (G, g), (H, h), (I, i), (J, j), (K, k), (L, l)
+}

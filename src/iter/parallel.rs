@@ -952,7 +952,7 @@ pub trait ParallelIterator: Sized + Send {
     ///
     /// let (numbers, words): (Vec<u32>, Vec<&str>) = ["1", "a", "2"]
     ///     .par_iter()
-    ///     .partition_map(|s| s.parse().map_or(Either::Right(*s), Either::Left));
+    ///     .partition_map(|s| s.parse::<u32>().map_or(Either::Right(*s), Either::Left));
     /// assert_eq!((numbers, words), (vec![1, 2], vec!["a"]));
     /// ```
     fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
@@ -963,7 +963,9 @@ pub trait ParallelIterator: Sized + Send {
         L: Send,
         R: Send,
     {
-        collect::partition_map(self.map(predicate))
+        let mut both = (A::default(), B::default());
+        both.par_extend(self.map(predicate));
+        both
     }
 
     /// Collects the items, in order, into a collection: `Vec`, `String`,
@@ -1002,7 +1004,9 @@ pub trait ParallelIterator: Sized + Send {
         A: Send,
         B: Send,
     {
-        collect::unzip(self)
+        let mut both = (FromA::default(), FromB::default());
+        both.par_extend(self);
+        both
     }
 
     /// Drives every item into `consumer`: the plumbing every method above is built on.

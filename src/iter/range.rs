@@ -1,15 +1,23 @@
 //! Ranges of integers as parallel iterators: `(0..n).into_par_iter()`;
-//! and ranges of `char`, which skip the surrogates.
+//! and ranges of `char`, which skip the surrogates. Those of 128-bit
+//! integers are not indexed, as rayon's are not.
 
-use super::plumbing::{bridge, Folder, Producer, ProducerCallback, UnindexedConsumer};
-use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use super::plumbing::{
+    bridge, bridge_producer_consumer, bridge_unindexed, Folder, Producer, ProducerCallback,
+    UnindexedConsumer, UnindexedProducer,
+};
+use super::{once, IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::ops::{Range, RangeInclusive};
 
 /// The parallel iterator over a `Range` of integers, from
 /// [`into_par_iter`](IntoParallelIterator::into_par_iter).
 ///
-/// Every integer type up to 64 bits; the range's length must fit in
-/// `usize` (on 64-bit targets, every such range does).
+/// Of every integer type, and of `char`. Up to 64 bits it is an
+/// [`IndexedParallelIterator`], whose length must fit in `usize` (on
+/// 64-bit targets, every such range's does); of `i128` and `u128`, as
+/// rayon's, only a [`ParallelIterator`], which may be longer than `usize`
+/// counts (`0..u128::MAX` is), and has an [`opt_len`](ParallelIterator::opt_len)
+/// only when it is not.
 ///
 /// ```
 /// use stealpool::prelude::*;
@@ -181,6 +189,18 @@ macro_rules! indexed_range {
             }
         }
 
+    )*};
+}
+
+indexed_range! {
+    u8 => u8, u16 => u16, u32 => u32, u64 => u64, usize => usize,
+    i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => usize,
+}
+
+/// The producer of the ranges of integers, and of those of 128-bit
+/// integers short enough for `usize`.
+macro_rules! range_producer {
+    ($($t:ty => $unsigned:ty),* $(,)?) => {$(
         impl Producer for RangeProducer<$t> {
             type Item = $t;
             type IntoIter = Range<$t>;
@@ -202,10 +222,120 @@ macro_rules! indexed_range {
     )*};
 }
 
-indexed_range! {
-    u8 => u8, u16 => u16, u32 => u32, u64 => u64, usize => usize,
-    i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => usize,
+range_producer! {
+    u8 => u8, u16 => u16, u32 => u32, u64 => u64, usize => usize, u128 => u128,
+    i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => usize, i128 => u128,
 }
+
+// Ranges of 128-bit integers are parallel iterators but not indexed ones,
+// as rayon's: their length may pass `usize`. One whose length fits in
+// `usize` has it as `opt_len`, and is split by index (so `collect` writes
+// in place); a longer one is halved until the pieces are enough.
+macro_rules! wide_range {
+    ($($t:ty => $unsigned:ty),* $(,)?) => {$(
+        impl Iter<$t> {
+            /// The number of items, in the unsigned type of the same width.
+            fn wide_len(&self) -> $unsigned {
+                let Range { start, end } = self.range;
+                if start >= end {
+                    return 0;
+                }
+                (end as $unsigned).wrapping_sub(start as $unsigned)
+            }
+        }
+
+        /// A range of a 128-bit integer type: a parallel iterator, not an
+        /// indexed one (its length may not fit in `usize`).
+        ///
+        /// Searches from the right of one far longer than can be scanned
+        /// (`find_last` on `0..u128::MAX`) may not finish: the last piece
+        /// is scanned from its start, and is cut finer only where it is
+        /// stolen (rayon's own tests expect the end of 10^27 items found).
+        ///
+        /// ```
+        /// use stealpool::prelude::*;
+        ///
+        #[doc = concat!("let big: ", stringify!($t), " = 1 << 100;")]
+        /// let all: stealpool::iter::RangeIter<_> = (0..big).into_par_iter();
+        /// assert_eq!(all.opt_len(), None);
+        /// assert_eq!((0..big).into_par_iter().find_first(|&x| x > 5), Some(6));
+        /// let few: Vec<_> = (big..big + 3).into_par_iter().collect();
+        /// assert_eq!(few, [big, big + 1, big + 2]);
+        /// ```
+        impl ParallelIterator for Iter<$t> {
+            type Item = $t;
+
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
+                let len = self.wide_len();
+                let range = self.range.start..(self.range.start as $unsigned).wrapping_add(len) as $t;
+                match usize::try_from(len) {
+                    Ok(len) => bridge_producer_consumer(len, RangeProducer { range }, consumer),
+                    Err(_) => bridge_unindexed(RangeProducer { range }, consumer),
+                }
+            }
+
+            fn opt_len(&self) -> Option<usize> {
+                usize::try_from(self.wide_len()).ok()
+            }
+        }
+
+        impl UnindexedProducer for RangeProducer<$t> {
+            type Item = $t;
+
+            fn split(self) -> (Self, Option<Self>) {
+                let Range { start, end } = self.range;
+                let half = (end as $unsigned).wrapping_sub(start as $unsigned) / 2;
+                if half == 0 {
+                    return (self, None);
+                }
+                let mid = (start as $unsigned).wrapping_add(half) as $t;
+                (RangeProducer { range: start..mid }, Some(RangeProducer { range: mid..end }))
+            }
+
+            fn fold_with<F: Folder<$t>>(self, folder: F) -> F {
+                folder.consume_iter(self.range)
+            }
+        }
+
+        /// An inclusive range of a 128-bit integer type: a parallel
+        /// iterator, not an indexed one.
+        ///
+        /// ```
+        /// use stealpool::prelude::*;
+        ///
+        #[doc = concat!("let top = ", stringify!($t), "::MAX;")]
+        /// let last: Vec<_> = (top - 2..=top).into_par_iter().collect();
+        /// assert_eq!(last, [top - 2, top - 1, top]);
+        /// assert_eq!((top - 2..=top).into_par_iter().opt_len(), Some(3));
+        /// ```
+        impl ParallelIterator for InclusiveIter<$t> {
+            type Item = $t;
+
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
+                let (start, end) = (*self.range.start(), *self.range.end());
+                if self.range.is_empty() {
+                    return Iter { range: start..start }.drive_unindexed(consumer);
+                }
+                match end.checked_add(1) {
+                    Some(past) => Iter { range: start..past }.drive_unindexed(consumer),
+                    // `end` is the type's largest value: the rest, then it.
+                    None => Iter { range: start..end }.chain(once(end)).drive_unindexed(consumer),
+                }
+            }
+
+            fn opt_len(&self) -> Option<usize> {
+                if self.range.is_empty() {
+                    return Some(0);
+                }
+                let (start, end) = (*self.range.start(), *self.range.end());
+                let distance = (end as $unsigned).wrapping_sub(start as $unsigned);
+                usize::try_from(distance).ok()?.checked_add(1)
+            }
+        }
+    )*};
+}
+
+wide_range! { u128 => u128, i128 => u128 }
 
 /// The surrogates, which no `char` is: ranges of `char` skip them.
 const SURROGATES: std::ops::Range<u32> = 0xD800..0xE000;

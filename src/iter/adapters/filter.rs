@@ -12,12 +12,14 @@ use crate::iter::ParallelIterator;
 /// let small: stealpool::iter::Filter<_, _> = (0..10u8).into_par_iter().filter(|x| *x < 3);
 /// assert_eq!(small.count(), 3);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct Filter<I, P> {
     base: I,
     filter_op: P,
 }
+
+debug_without_closures!(Filter<I, P> { base: I });
 
 impl<I, P> Filter<I, P> {
     pub(crate) fn new(base: I, filter_op: P) -> Self {
@@ -48,12 +50,14 @@ where
 ///     (0..6u8).into_par_iter().filter_map(|x| (x % 2 == 0).then_some(x / 2));
 /// assert_eq!(halves.collect::<Vec<_>>(), [0, 1, 2]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct FilterMap<I, P> {
     base: I,
     filter_op: P,
 }
+
+debug_without_closures!(FilterMap<I, P> { base: I });
 
 impl<I, P> FilterMap<I, P> {
     pub(crate) fn new(base: I, filter_op: P) -> Self {

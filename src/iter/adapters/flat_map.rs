@@ -12,12 +12,14 @@ use crate::iter::{IntoParallelIterator, ParallelIterator};
 /// let f: stealpool::iter::FlatMap<_, _> = (1..4u32).into_par_iter().flat_map(|n| 0..n);
 /// assert_eq!(f.collect::<Vec<_>>(), [0, 0, 1, 0, 1, 2]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct FlatMap<I, F> {
     base: I,
     map_op: F,
 }
+
+debug_without_closures!(FlatMap<I, F> { base: I });
 
 impl<I, F> FlatMap<I, F> {
     pub(crate) fn new(base: I, map_op: F) -> Self {

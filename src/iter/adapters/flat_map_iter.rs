@@ -12,12 +12,14 @@ use crate::iter::ParallelIterator;
 /// let pairs: stealpool::iter::FlatMapIter<_, _> = (0..2u8).into_par_iter().flat_map_iter(|x| [x, x]);
 /// assert_eq!(pairs.collect::<Vec<_>>(), [0, 0, 1, 1]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct FlatMapIter<I, F> {
     base: I,
     map_op: F,
 }
+
+debug_without_closures!(FlatMapIter<I, F> { base: I });
 
 impl<I, F> FlatMapIter<I, F> {
     pub(crate) fn new(base: I, map_op: F) -> Self {

@@ -12,13 +12,15 @@ use crate::iter::ParallelIterator;
 /// let sums: stealpool::iter::Fold<_, _, _> = (0..100u32).into_par_iter().fold(|| 0, |a, x| a + x);
 /// assert_eq!(sums.sum::<u32>(), 4_950);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct Fold<I, ID, F> {
     base: I,
     identity: ID,
     fold_op: F,
 }
+
+debug_without_closures!(Fold<I, ID, F> { base: I });
 
 impl<I, ID, F> Fold<I, ID, F> {
     pub(crate) fn new(base: I, identity: ID, fold_op: F) -> Self {
@@ -176,13 +178,15 @@ where
 /// let sums: stealpool::iter::FoldWith<_, _, _> = (0..100u32).into_par_iter().fold_with(0, |a, x| a + x);
 /// assert_eq!(sums.sum::<u32>(), 4_950);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct FoldWith<I, T, F> {
     base: I,
     init: T,
     fold_op: F,
 }
+
+debug_without_closures!(FoldWith<I, T, F> { base: I, init: T });
 
 impl<I, T, F> FoldWith<I, T, F> {
     pub(crate) fn new(base: I, init: T, fold_op: F) -> Self {

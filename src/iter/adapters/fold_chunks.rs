@@ -15,7 +15,7 @@ use crate::iter::{IndexedParallelIterator, ParallelIterator};
 /// let sums: stealpool::iter::FoldChunks<_, _, _> = (1..=7u32).into_par_iter().fold_chunks(3, || 0, |a, x| a + x);
 /// assert_eq!(sums.collect::<Vec<_>>(), [6, 15, 7]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct FoldChunks<I, ID, F> {
     base: I,
@@ -23,6 +23,8 @@ pub struct FoldChunks<I, ID, F> {
     identity: ID,
     fold_op: F,
 }
+
+debug_without_closures!(FoldChunks<I, ID, F> { base: I, size: usize });
 
 impl<I, ID, F> FoldChunks<I, ID, F> {
     /// `size` is positive (checked by the caller).
@@ -83,7 +85,7 @@ where
 ///     ['a', 'b', 'c'].par_iter().fold_chunks_with(2, String::new(), |mut s, c| (s.push(*c), s).1);
 /// assert_eq!(words.collect::<Vec<_>>(), ["ab", "c"]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct FoldChunksWith<I, T, F> {
     base: I,
@@ -91,6 +93,8 @@ pub struct FoldChunksWith<I, T, F> {
     init: T,
     fold_op: F,
 }
+
+debug_without_closures!(FoldChunksWith<I, T, F> { base: I, size: usize, init: T });
 
 impl<I, T, F> FoldChunksWith<I, T, F> {
     /// `size` is positive (checked by the caller).

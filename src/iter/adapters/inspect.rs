@@ -19,12 +19,14 @@ use crate::iter::{IndexedParallelIterator, ParallelIterator};
 /// assert_eq!(it.sum::<u32>(), 45);
 /// assert_eq!(seen.into_inner(), 10);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct Inspect<I, F> {
     base: I,
     inspect_op: F,
 }
+
+debug_without_closures!(Inspect<I, F> { base: I });
 
 impl<I, F> Inspect<I, F> {
     pub(crate) fn new(base: I, inspect_op: F) -> Self {
@@ -76,12 +78,14 @@ where
 /// let it: stealpool::iter::Update<_, _> = vec![1, 2, 3].into_par_iter().update(|x| *x *= 10);
 /// assert_eq!(it.collect::<Vec<i32>>(), [10, 20, 30]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct Update<I, F> {
     base: I,
     update_op: F,
 }
+
+debug_without_closures!(Update<I, F> { base: I });
 
 impl<I, F> Update<I, F> {
     pub(crate) fn new(base: I, update_op: F) -> Self {

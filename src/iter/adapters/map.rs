@@ -11,12 +11,14 @@ use crate::iter::{IndexedParallelIterator, ParallelIterator};
 /// let lengths: stealpool::iter::Map<_, _> = ["ab", "c"].par_iter().map(|s| s.len());
 /// assert_eq!(lengths.sum::<usize>(), 3);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct Map<I, F> {
     base: I,
     map_op: F,
 }
+
+debug_without_closures!(Map<I, F> { base: I });
 
 impl<I, F> Map<I, F> {
     pub(crate) fn new(base: I, map_op: F) -> Self {

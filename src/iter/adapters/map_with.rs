@@ -15,13 +15,15 @@ use crate::iter::{IndexedParallelIterator, ParallelIterator};
 /// let offset: stealpool::iter::MapWith<_, _, _> = (0..3u32).into_par_iter().map_with(10u32, |ten, x| x + *ten);
 /// assert_eq!(offset.collect::<Vec<_>>(), [10, 11, 12]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct MapWith<I, T, F> {
     base: I,
     item: T,
     map_op: F,
 }
+
+debug_without_closures!(MapWith<I, T, F> { base: I, item: T });
 
 impl<I, T, F> MapWith<I, T, F> {
     pub(crate) fn new(base: I, item: T, map_op: F) -> Self {
@@ -40,13 +42,15 @@ impl<I, T, F> MapWith<I, T, F> {
 /// });
 /// assert_eq!(squares.collect::<Vec<_>>(), [0, 1, 4]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct MapInit<I, INIT, F> {
     base: I,
     init: INIT,
     map_op: F,
 }
+
+debug_without_closures!(MapInit<I, INIT, F> { base: I });
 
 impl<I, INIT, F> MapInit<I, INIT, F> {
     pub(crate) fn new(base: I, init: INIT, map_op: F) -> Self {

@@ -4,6 +4,24 @@
 //! `with_min_len`, `take`, `skip`, `take_any`, `flatten`, `panic_fuse`). One adapter per file, with the producer
 //! and/or consumer it needs.
 
+/// `Debug` for an adapter over closures, as rayon's: the named fields
+/// (the base iterator, a size, an initial value), the closures left out
+/// (`..`), so that the adapter prints whatever its closures are.
+macro_rules! debug_without_closures {
+    ($name:ident<$($g:ident),*> { $($field:ident: $ty:ident),* }) => {
+        impl<$($g),*> std::fmt::Debug for $name<$($g),*>
+        where
+            $($ty: std::fmt::Debug,)*
+        {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    $(.field(stringify!($field), &self.$field))*
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+
 mod blocks;
 mod chain;
 mod chunks;

@@ -12,12 +12,14 @@ use crate::iter::{IndexedParallelIterator, ParallelIterator};
 /// let p: stealpool::iter::Positions<_, _> = [1, 4, 6, 7].par_iter().positions(|x| x % 2 == 0);
 /// assert_eq!(p.collect::<Vec<_>>(), [1, 2]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct Positions<I, P> {
     base: I,
     predicate: P,
 }
+
+debug_without_closures!(Positions<I, P> { base: I });
 
 impl<I, P> Positions<I, P> {
     pub(crate) fn new(base: I, predicate: P) -> Self {

@@ -90,12 +90,14 @@ impl<I: ParallelIterator> ParallelIterator for SkipAny<I> {
 /// let small: stealpool::iter::TakeAnyWhile<_, _> = (0..100u32).into_par_iter().take_any_while(|x| *x < 50);
 /// assert!(small.collect::<Vec<_>>().iter().all(|x| *x < 50));
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct TakeAnyWhile<I, P> {
     base: I,
     predicate: P,
 }
+
+debug_without_closures!(TakeAnyWhile<I, P> { base: I });
 
 impl<I, P> TakeAnyWhile<I, P> {
     pub(crate) fn new(base: I, predicate: P) -> Self {
@@ -132,12 +134,14 @@ where
 /// let v: Vec<u32> = rest.collect();
 /// assert!((50..100).all(|x| v.contains(&x)));
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
 pub struct SkipAnyWhile<I, P> {
     base: I,
     predicate: P,
 }
+
+debug_without_closures!(SkipAnyWhile<I, P> { base: I });
 
 impl<I, P> SkipAnyWhile<I, P> {
     pub(crate) fn new(base: I, predicate: P) -> Self {

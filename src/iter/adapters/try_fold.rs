@@ -41,13 +41,7 @@ impl<I: Clone, R, ID: Clone, F: Clone> Clone for TryFold<I, R, ID, F> {
     }
 }
 
-impl<I: std::fmt::Debug, R, ID, F> std::fmt::Debug for TryFold<I, R, ID, F> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TryFold")
-            .field("base", &self.base)
-            .finish_non_exhaustive()
-    }
-}
+debug_without_closures!(TryFold<I, R, ID, F> { base: I });
 
 impl<I, R, ID, F, T> ParallelIterator for TryFold<I, R, ID, F>
 where
