@@ -90,9 +90,9 @@ core:src/thread_pool/test.rs yield_now_to_spawn internals registry: rayon-core's
 core:tests/double_init_fail.rs * differs: the error's text is stealpool's own ("the global pool was already built"); the test asserts rayon's wording
 core:tests/use_current_thread.rs * missing use_current_thread: the caller's thread as a worker, left out (docs/guide/pools.md says why)
 # rayon's integration tests (tests/*.rs)
-rayon:tests/octillion.rs find_last_octillion undocumented: find_last over an unindexed range of 10^27 items did not finish in 13 minutes on two workers (the last piece is scanned from its start unless it is cut finer, and it is cut only where stolen; 0..2^40 took 127 s in a debug build), where rayon's test expects an answer
-rayon:tests/octillion.rs find_last_octillion_inclusive undocumented: as find_last_octillion
-rayon:tests/octillion.rs find_last_octillion_flat undocumented: as find_last_octillion, through flat_map: it passed in one run of this script and was still running after 6 minutes in the next
+rayon:tests/octillion.rs find_last_octillion differs: find_last over an unindexed range of 10^27 items did not finish in 13 minutes on two workers (the last piece is scanned from its start unless it is cut finer, and it is cut only where stolen; 0..2^40 took 127 s in a debug build), where rayon's test expects an answer (stated in the 128-bit ranges' docs, src/iter/range.rs)
+rayon:tests/octillion.rs find_last_octillion_inclusive differs: as find_last_octillion
+rayon:tests/octillion.rs find_last_octillion_flat differs: as find_last_octillion, through flat_map: it passed in one run of this script and was still running after 6 minutes in the next
 rayon:tests/producer_split_at.rs * impls Producer: its check helper needs Producer::IntoIter to be DoubleEndedIterator and ExactSizeIterator, which stealpool's Producer does not require
 CUTS
 )
