@@ -93,7 +93,7 @@ core:tests/use_current_thread.rs * missing use_current_thread: the caller's thre
 rayon:tests/octillion.rs find_last_octillion differs: find_last over an unindexed range of 10^27 items did not finish in 13 minutes on two workers (the last piece is scanned from its start unless it is cut finer, and it is cut only where stolen; 0..2^40 took 127 s in a debug build), where rayon's test expects an answer (stated in the 128-bit ranges' docs, src/iter/range.rs)
 rayon:tests/octillion.rs find_last_octillion_inclusive differs: as find_last_octillion
 rayon:tests/octillion.rs find_last_octillion_flat differs: as find_last_octillion, through flat_map: it passed in one run of this script and was still running after 6 minutes in the next
-rayon:tests/producer_split_at.rs * impls Producer: its check helper needs Producer::IntoIter to be DoubleEndedIterator and ExactSizeIterator, which stealpool's Producer does not require
+rayon:tests/producer_split_at.rs * impls Producer: its check helper needs Producer::IntoIter to be DoubleEndedIterator and ExactSizeIterator, which stealpool's Producer does not require (stated in the plumbing module's docs)
 CUTS
 )
 

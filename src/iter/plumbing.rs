@@ -8,7 +8,13 @@
 //! another worker steals is split again there.
 //!
 //! Users need none of this to use the iterators; it is public so that new
-//! sources and adapters can be written outside the crate. A new indexed
+//! sources and adapters can be written outside the crate. One difference
+//! from rayon's: [`Producer::IntoIter`] needs only to be an `Iterator`,
+//! where rayon's must also be a `DoubleEndedIterator` and an
+//! `ExactSizeIterator`. A producer written for rayon works here
+//! unchanged, but generic code over `P: Producer` that walks a piece from
+//! its back or asks its length does not compile (rayon's
+//! `tests/producer_split_at.rs` is such code). A new indexed
 //! source is a producer that splits, and two short trait impls:
 //!
 //! ```
