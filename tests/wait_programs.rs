@@ -57,9 +57,9 @@ fn part_may_wait(part: &Part) -> bool {
 }
 
 /// How many jobs of each of `pools` pools may park a thread of it, at
-/// most: every job run on that pool whose code may wait, nested ones
-/// included. A `block_in_place` body counts for every pool (it takes a
-/// spare slot of whichever pool it runs on).
+/// most: every job run on that pool whose code may wait, every `join` and
+/// `scope` frame, nested ones included. A `block_in_place` counts for
+/// every pool (it takes a spare slot of whichever pool it runs on).
 fn jobs_that_may_park(block: &Block, pools: usize, counts: &mut [usize]) {
     let on = |pool: usize, part: &Part, counts: &mut [usize]| {
         counts[pool % pools] += usize::from(part_may_wait(part));
@@ -73,15 +73,22 @@ fn jobs_that_may_park(block: &Block, pools: usize, counts: &mut [usize]) {
             | Kind::WhenAll { .. }
             | Kind::Await { .. } => {}
             Kind::Submit { pool, part } | Kind::Install { pool, part } => on(*pool, part, counts),
+            // The frame that waits for the halves or the tasks parks too;
+            // from outside the pools it runs on a worker.
             Kind::Join { pool, left, right } => {
+                counts[pool % pools] += 1;
                 on(*pool, left, counts);
                 on(*pool, right, counts);
             }
-            Kind::Scope { pool, children, .. } => children.iter().for_each(|child| on(*pool, child, counts)),
+            Kind::Scope { pool, children, .. } => {
+                counts[pool % pools] += 1;
+                children.iter().for_each(|child| on(*pool, child, counts));
+            }
+            // A `block_in_place` on a worker takes a spare slot whether or
+            // not its body waits.
             Kind::BlockInPlace { part } => {
-                for pool in 0..pools {
-                    on(pool, part, counts);
-                }
+                counts.iter_mut().for_each(|count| *count += 1);
+                jobs_that_may_park(&part.body, pools, counts);
             }
             Kind::Pipeline { first, stages, input } => {
                 for stage in 0..*stages {
