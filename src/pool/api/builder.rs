@@ -33,17 +33,11 @@ const SPARE_DEQUE_CAPACITY: usize = 2;
 /// and at least `DEFAULT_SPARES_AT_LEAST` in all: a program of waits that
 /// each park a thread (a pipeline of handles across two pools) needs about
 /// one slot per stage in flight, whatever the number of workers.
-/// Under the model checkers none: every slot adds loads to each search for
-/// work, which the models of the rest of the pool would explore for
-/// nothing; the models of `block_in_place` ask for their slots.
+/// Under the model checkers none (`default_spares`).
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
 const DEFAULT_SPARES_PER_WORKER: usize = 4;
-#[cfg(any(feature = "loom", feature = "shuttle"))]
-const DEFAULT_SPARES_PER_WORKER: usize = 0;
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
 const DEFAULT_SPARES_AT_LEAST: usize = 64;
-#[cfg(any(feature = "loom", feature = "shuttle"))]
-const DEFAULT_SPARES_AT_LEAST: usize = 0;
 
 /// Configures a [`ThreadPool`]; from [`ThreadPool::builder`].
 ///
@@ -838,8 +832,17 @@ enum ErrorKind {
 
 /// The spare slots of a pool of `workers` workers when
 /// `max_blocking_threads` is not set.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
 fn default_spares(workers: usize) -> usize {
     (DEFAULT_SPARES_PER_WORKER * workers).max(DEFAULT_SPARES_AT_LEAST)
+}
+
+/// Under the model checkers none: every slot adds loads to each search
+/// for work, which the models of the rest of the pool would explore for
+/// nothing; the models of `block_in_place` ask for their slots.
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+fn default_spares(_workers: usize) -> usize {
+    0
 }
 
 impl BuildError {
