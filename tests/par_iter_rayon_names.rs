@@ -1404,12 +1404,12 @@ fn panics_reach_the_caller_and_the_fuse_stops_the_rest() {
         }));
         let text = message(&*result.expect_err("the panic reaches the caller")).unwrap();
         assert!(text.contains(EXPECTED), "{text}");
+        // On one worker the piece holding item 10 is the first to run; the
+        // fuse stops every later piece before its first item. On more,
+        // how many items the other workers run before the panic is seen
+        // is up to the scheduler, so only the one-worker count is exact.
         if workers == 1 {
-            // The piece holding item 10 is the first to run; the fuse
-            // stops every later piece before its first item.
             assert_eq!(calls.load(SeqCst), 11);
-        } else {
-            assert!(calls.load(SeqCst) < 1_000_000);
         }
         // The fuse below the closure that panics, walked backwards in
         // pieces of one item: the items after the panic (999 down to 501
@@ -1428,10 +1428,11 @@ fn panics_reach_the_caller_and_the_fuse_stops_the_rest() {
             })
         }));
         assert!(result.is_err());
+        // As above, exact on one worker only: with more, the piece holding
+        // item 500 may start after every other piece has run (a
+        // ThreadSanitizer run saw all 999).
         if workers == 1 {
             assert_eq!(calls.load(SeqCst), 499);
-        } else {
-            assert!(calls.load(SeqCst) < 999);
         }
         // Without the fuse, every piece runs to its end.
         let calls = AtomicUsize::new(0);
