@@ -1,6 +1,6 @@
 //! Random acyclic programs of the pool's own waits, each run in a child
 //! process under a watchdog and checked against a sequential evaluation:
-//! a map of what still fails (issue 48), not a test.
+//! a map of what still fails to finish, not a test.
 //!
 //! Measured on 2026-11-29, commit 75efc6b, on a 2-core machine shared with
 //! other work (load 4 to 7), with
@@ -61,7 +61,7 @@
 //! | 2 pools, pipelines < 15, 3w      |   18 |           2 |           0 |          15 |           0 |           1 |           0 |
 //! | all                              |  200 |          98 |           0 |          96 |           0 |           6 |           0 |
 //!
-//! named shapes of issue 48
+//! named shapes
 //! |                                  |  run |       right |       wrong |        hung |     aborted |    H5 cycle | panic other |
 //! |----------------------------------|------|-------------|-------------|-------------|-------------|-------------|-------------|
 //! | pipeline-main-15-w1 default      |    3 |           3 |           0 |           0 |           0 |           0 |           0 |
@@ -382,7 +382,7 @@ fn measure(words: &[&str]) {
                 for _ in 0..shape_runs {
                     queue.push(Job {
                         args: vec!["--shape".into(), name.to_string(), config.to_string()],
-                        table: "named shapes of issue 48".into(),
+                        table: "named shapes".into(),
                         row: format!("{name} {config}"),
                     });
                 }

@@ -1,5 +1,5 @@
 #![cfg(not(any(feature = "loom", feature = "shuttle")))]
-//! The names of rayon's iterators added for issue 47, against the
+//! rayon's iterator names, checked against the
 //! sequential std iterators on pools of 1 and 2 workers, with their
 //! panics, and each checked to run its pieces on both workers of a pool
 //! of 2: `ParallelIterator`'s `try_*` family over `Option`, `Result` and

@@ -144,7 +144,7 @@ fn random_acyclic_wait_programs_finish_with_default_settings() {
     let kept = SEEDS as usize - beyond_the_bound;
     println!("{kept} of {SEEDS} seeds run, {two_pools} on two pools, {long_pipelines} of them with a pipeline and 15 or more jobs that may park");
     assert!(kept >= SEEDS as usize / 3, "only {kept} seeds within the bound");
-    // The seeds reach what the issue saw fail: two pools, long pipelines.
+    // The seeds reach what first failed: two pools, long pipelines.
     assert!(two_pools >= kept / 4, "only {two_pools} two-pool programs");
     assert!(
         long_pipelines >= 10,
@@ -152,7 +152,7 @@ fn random_acyclic_wait_programs_finish_with_default_settings() {
     );
 }
 
-/// The issue's pipeline of handles, 50 stages alternating between two
+/// The pipeline of handles that first hung, 50 stages alternating between two
 /// pools, from outside the pools and from a task, on 1 and 2 workers.
 #[test]
 fn fifty_stage_pipelines_finish_with_default_settings() {

@@ -2,8 +2,8 @@
 //! measurements mean anything: every program it makes is acyclic (each
 //! node consumes only earlier nodes of its block, each once) and means one
 //! value, the same computed in order on one thread and with one std thread
-//! per task, where every wait has a thread of its own. The named shapes of
-//! issue 48 are what their names say.
+//! per task, where every wait has a thread of its own. The named shapes
+//! are what their names say.
 
 #[path = "../examples/wait_programs/gen.rs"]
 mod gen;

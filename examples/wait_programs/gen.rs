@@ -189,7 +189,7 @@ impl Block {
 impl Program {
     /// The class a random program is counted in: one pool, or two pools
     /// with or without a pipeline of 15 or more stages alternating
-    /// between them (the issue's first shape).
+    /// between them (the first shape that hung).
     pub fn class(&self) -> String {
         let class = if self.pools == 1 {
             "1 pool"
@@ -290,7 +290,7 @@ pub fn generate(seed: u64) -> Program {
     let pools = rng.range(1, 2);
     let workers = rng.range(1, 3);
     // Half the programs keep their pipelines under 15 stages, where the
-    // issue saw two-pool pipelines finish, so the other waits are seen
+    // two-pool pipelines first finished, so the other waits are seen
     // apart from the pipelines'.
     let max_stages = if rng.chance(50) { 12 } else { 30 };
     let main = gen_block(&mut rng, 0, Limits { pools, max_stages });
@@ -383,7 +383,7 @@ fn gen_block(rng: &mut Rng, depth: usize, lim: Limits) -> Block {
 
 // --------------------------------------------------------------- fixed shapes
 
-/// The named shapes of issue 48, as programs.
+/// The named shapes (the waits that first hung or aborted), as programs.
 pub const SHAPES: &[&str] = &[
     "pipeline-main-15-w1",
     "pipeline-main-20-w1",
