@@ -36,7 +36,7 @@
 //!   `vec::Drain`, `hash_map::Drain`, ...).
 //! - `fold_chunks` gathers each chunk in a `Vec` before folding it,
 //!   where rayon's folds in place: same results, one allocation per chunk.
-//! - `ParallelIterator::find`, deprecated and hidden in rayon since 1.0
+//! - `ParallelIterator::find`, deprecated and hidden in rayon
 //!   (its replacement, [`find_any`](ParallelIterator::find_any), is here).
 //!
 //! Beyond rayon's names: [`Try`] names the types the `try_*` methods
