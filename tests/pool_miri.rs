@@ -247,41 +247,61 @@ fn submit_then_join() {
     assert_eq!(nested.join().unwrap(), 2);
 }
 
+/// One-worker pools with the default spare slots, or none: with none, a
+/// cross-pool waiter is handed what the awaited work needs (Y1, Y3) or
+/// lends itself to the other pool (Y4).
+fn one_worker_pools() -> Vec<(Arc<ThreadPool>, Arc<ThreadPool>)> {
+    let no_spare = || {
+        Arc::new(
+            ThreadPool::builder()
+                .num_threads(1)
+                .max_blocking_threads(0)
+                .build()
+                .unwrap(),
+        )
+    };
+    vec![
+        (Arc::new(ThreadPool::new(1)), Arc::new(ThreadPool::new(1))),
+        (no_spare(), no_spare()),
+    ]
+}
+
 /// A task of one pool waits inside another pool (`install`, then a `join`
-/// that comes back to the first): the waiting worker keeps its own pool
-/// going, so even one worker per pool completes.
+/// that comes back to the first): the job that comes back is posted to the
+/// waiting worker (Y1), so even one worker per pool with no spare completes.
 #[test]
 fn install_across_two_pools() {
-    let a = Arc::new(ThreadPool::new(1));
-    let b = Arc::new(ThreadPool::new(1));
-    let (a2, b2) = (a.clone(), b.clone());
-    let sum = a.install(move || b2.install(move || a2.join(|| 1, || 2)));
-    assert_eq!(sum, (1, 2));
-    drop(b);
+    for (a, b) in one_worker_pools() {
+        let (a2, b2) = (a.clone(), b.clone());
+        let sum = a.install(move || b2.install(move || a2.join(|| 1, || 2)));
+        assert_eq!(sum, (1, 2));
+        drop(b);
+    }
 }
 
 /// A task of one pool joins a handle of another, whose task submits back
-/// to the first and joins that.
+/// to the first and joins that: the waiter runs it (Y3), through the
+/// counted reference of a posted job or of a need.
 #[test]
 fn handles_across_two_pools() {
-    let a = Arc::new(ThreadPool::new(1));
-    let b = Arc::new(ThreadPool::new(1));
-    let (a2, b2) = (a.clone(), b.clone());
-    let value = a
-        .submit(move || {
-            let a3 = a2.clone();
-            b2.submit(move || a3.submit(|| 5).join().unwrap()).join().unwrap()
-        })
-        .join()
-        .unwrap();
-    assert_eq!(value, 5);
-    let counter = Arc::new(AtomicUsize::new(0));
-    let c = counter.clone();
-    a.spawn(move || {
-        c.fetch_add(1, SeqCst);
-    });
-    a.wait_all();
-    assert_eq!(counter.load(SeqCst), 1);
+    for (a, b) in one_worker_pools() {
+        let (a2, b2) = (a.clone(), b.clone());
+        let value = a
+            .submit(move || {
+                let a3 = a2.clone();
+                b2.submit(move || a3.submit(|| 5).join().unwrap()).join().unwrap()
+            })
+            .join()
+            .unwrap();
+        assert_eq!(value, 5);
+        let counter = Arc::new(AtomicUsize::new(0));
+        let c = counter.clone();
+        a.spawn(move || {
+            c.fetch_add(1, SeqCst);
+        });
+        a.wait_all();
+        assert_eq!(counter.load(SeqCst), 1);
+    }
 }
 
 /// H3, H4: a task submitted and joined on a worker, while the other worker

@@ -361,11 +361,12 @@ fn a_scope_waiting_for_its_stolen_task_runs_no_unrelated_task() {
     }
 }
 
-/// H5: past `max_blocking_threads`, a worker waiting for another pool
-/// runs its own pool's jobs meanwhile (J3). A task so run that joins the
-/// handle of the very task beneath it panics with a message instead of
-/// waiting forever. The other pool's job is held (outside both pools)
-/// until the task on top has finished.
+/// H5 through Y1: a task of a one-worker pool with no spare installs
+/// into another pool, whose job submits a task back to the first pool and
+/// joins it; that task joins the handle of the first one. A real cycle:
+/// the task is posted to the only worker, which waits beneath it (Y1),
+/// runs there, and its join panics naming the cycle instead of waiting
+/// forever.
 #[test]
 fn a_task_joining_its_own_handle_beneath_it_panics() {
     quiet_expected_panics();
@@ -378,22 +379,28 @@ fn a_task_joining_its_own_handle_beneath_it_panics() {
                 .unwrap(),
         );
         let other = Arc::new(ThreadPool::new(1));
-        let installed = Arc::new(AtomicBool::new(false));
-        let gate = Arc::new(Gate::default());
-        let (other_pool, started, held) = (other.clone(), installed.clone(), gate.clone());
+        let slot: Arc<std::sync::Mutex<Option<JoinHandle<()>>>> = Arc::default();
+        let (own_pool, other_pool, own_slot) = (pool.clone(), other.clone(), slot.clone());
+        let (report, reported) = mpsc::channel();
         let beneath = pool.submit(move || {
             other_pool.install(|| {
-                started.store(true, SeqCst);
-                held.wait();
+                let handle = loop {
+                    if let Some(handle) = own_slot.lock().unwrap().take() {
+                        break handle;
+                    }
+                    thread::yield_now();
+                };
+                let outcome = own_pool.submit(move || handle.join().is_ok()).join();
+                let payload = outcome.expect_err("the join of the task beneath returned");
+                report
+                    .send(common::message(&*payload).unwrap_or_default())
+                    .unwrap();
             })
         });
-        assert!(common::wait_for(&installed), "the other pool's job never started");
-        let on_top = pool.submit(move || beneath.join().map_err(drop));
-        let outcome = on_top.join();
-        gate.open();
+        *slot.lock().unwrap() = Some(beneath);
+        let message = reported.recv().unwrap();
         pool.wait_all();
-        let payload = outcome.expect_err("the join of the task beneath returned");
-        common::message(&*payload).unwrap_or_default()
+        message
     });
     assert!(message.contains("beneath it on the same thread"), "{message}");
 }

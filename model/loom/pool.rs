@@ -712,6 +712,35 @@ fn cross_pool_round_trip() {
     });
 }
 
+// Preemption bound 2, floor 10000 (20550 executions observed; bound 1: 487).
+//
+// Y3: `a`'s worker joins a handle of `b`'s task, which submits a task to
+// `a` and joins it; one worker per pool and no spare. The task of `a` can
+// only run on `a`'s worker, waiting inside its cross-pool join, and only
+// if the need of `b`'s worker (the task of `a` it waits for) reaches it:
+// `b`'s worker publishes its need and then looks for a waiter of its task
+// under the task's packet lock, while `a`'s worker registers under that
+// lock and then reads the need. Either order must get the task to `a`'s
+// worker; one that lets both miss deadlocks here.
+#[test]
+fn cross_pool_handle_round_trip() {
+    explore_bounds("cross_pool_handle_round_trip", (2, 10_000), (1, 240), || {
+        let a = Arc::new(ThreadPool::new(1));
+        let b = Arc::new(ThreadPool::new(1));
+        let (inner_a, inner_b) = (a.clone(), b.clone());
+        let value = a.install(move || {
+            let back = inner_a.clone();
+            inner_b
+                .submit(move || back.submit(|| 5).join().unwrap() + 1)
+                .join()
+                .unwrap()
+        });
+        assert_eq!(value, 6);
+        drop(b);
+        drop(a);
+    });
+}
+
 // Preemption bound 5, floor 8000 (23699 executions observed).
 //
 // K1: a continuation attached from outside while the worker completes its

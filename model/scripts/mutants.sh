@@ -90,6 +90,8 @@ list_mutants() {
     printf 'mail_unchecked\tloom_pool\tbug\tE2\ta worker looks in its mailbox under its slot lock before it sleeps or parks\tit does not\n'
     printf 'wait_ignores_mail\tloom_pool\tbug\tE2\ta waiting worker runs the jobs posted to it\tit leaves them for after the wait\n'
     printf 'wait_not_in_place\tloom_pool\tbug\tH4\tan unstarted awaited task runs in place\tthe waiter always parks\n'
+    printf 'need_unread\tloom_pool\tbug\tY3\ta waiter that registers reads the need of its task'"'"'s runner\tit does not\n'
+    printf 'waiter_unserved\tloom_pool\tbug\tY1\twork a cross-pool waiter awaits hands it the jobs it needs of its pool\tthey are queued as any job\n'
 }
 
 run_mutant() {

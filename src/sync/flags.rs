@@ -169,6 +169,14 @@ macro_rules! bug {
     ("wait_ignores_mail") => {
         cfg!(stealpool_bug = "wait_ignores_mail")
     };
+    // pool/kernel/serving.rs
+    ("waiter_unserved") => {
+        cfg!(stealpool_bug = "waiter_unserved")
+    };
+    // pool/api/handle/mod.rs
+    ("need_unread") => {
+        cfg!(stealpool_bug = "need_unread")
+    };
     // pool/kernel/fifo.rs
     ("fifo_marker_first") => {
         cfg!(stealpool_bug = "fifo_marker_first")

@@ -88,18 +88,21 @@ use std::fmt;
 /// ```
 ///
 /// Spares are limited by [`Builder::max_blocking_threads`] (four per
-/// worker by default). Past that limit a handle's wait blocks its worker
-/// without a stand-in, as a worker of a fixed-size pool would, and the pool
-/// runs with one thread fewer until it returns; a wait on another pool
-/// (`install`, `join`, `scope`, a handle, `wait_all`) runs its own pool's
-/// jobs meanwhile instead, so that pools with no spares may still call
-/// into each other. A `JoinHandle::join` that finds its task running
-/// beneath it on its own thread (reachable only through that fallback)
-/// panics with a message rather than wait forever. A join of a handle
-/// whose result needs such a task only through others (a continuation of
-/// it: `then`, `zip`, `when_all`) is not recognised, and waits forever:
-/// the fallback is a last resort, and a pool whose tasks wait on other
-/// pools should have spares.
+/// worker and at least 64 by default). Past that limit a handle's wait
+/// blocks its worker without a stand-in, as a worker of a fixed-size pool
+/// would, and the pool runs with one thread fewer until it returns. A
+/// wait on another pool (`install`, `join`, `scope`, a handle) parks, and
+/// runs there only what the awaited work needs of its own pool: a call
+/// back into it (`install`, `join`, `scope`), a task of it that the
+/// awaited work joins, or one a thread of the other pool joins while this
+/// one waits for that pool. So pools with no spares may still call into
+/// each other. A `JoinHandle::join` that finds its task running beneath
+/// it on its own thread panics with a message rather than wait forever: a
+/// cycle of the program's waits, or of waits and the pools' limits. Past
+/// the limit a program can still stop with every thread parked (a wait
+/// that needs a pool only through a continuation, `wait_all`, or a job
+/// queued behind a busy thread), and nothing reports it yet: a pool
+/// whose tasks wait on other pools should have spares.
 ///
 /// What the pool cannot see, it cannot help with: a task that blocks on a
 /// plain `Mutex`, a channel or I/O blocks its worker, and if what it waits
@@ -542,11 +545,12 @@ impl ThreadPool {
     /// panic in `f` is re-raised here. Called on a worker of this pool, runs
     /// `f` directly.
     ///
-    /// Called on a worker of *another* pool, that worker keeps running its
-    /// own pool's jobs (and sleeps in its pool's protocol) until `f` is done,
-    /// so pools may call into each other, in any direction and any depth,
-    /// without taking a worker away from its pool. A thread that is no
-    /// pool's worker blocks.
+    /// Called on a worker of *another* pool, that worker parks until `f` is
+    /// done, with a spare of its own pool standing in for it (see "Waiting
+    /// on a worker"), and runs meanwhile what `f` calls back into its pool
+    /// (an `install`, a `join`, a task `f` joins), so pools may call into
+    /// each other, in any direction and any depth, with no spare at all. A
+    /// thread that is no pool's worker blocks.
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::new(2);

@@ -24,16 +24,17 @@ struct Mailbox {
     len: AtomicUsize,
 }
 
-/// The workers' mailboxes, one per worker slot (spare threads have none:
-/// a broadcast runs on the pool's workers).
+/// The mailboxes, one per slot: a broadcast posts to the workers' slots;
+/// work handed to a thread that waits for it (Y1) goes to any slot, a
+/// spare's included.
 pub(crate) struct Mailboxes {
     boxes: Box<[CachePadded<Mailbox>]>,
 }
 
 impl Mailboxes {
-    pub(crate) fn new(workers: usize) -> Self {
+    pub(crate) fn new(slots: usize) -> Self {
         Mailboxes {
-            boxes: (0..workers)
+            boxes: (0..slots)
                 .map(|_| {
                     CachePadded::new(Mailbox {
                         jobs: Mutex::new(VecDeque::new()),
@@ -56,8 +57,7 @@ impl Mailboxes {
     }
 
     /// Whether worker `slot`'s mailbox holds a job. Exact for the owner
-    /// after the poster's wake-up (U2); a hint otherwise. `false` for a
-    /// spare's slot.
+    /// after the poster's wake-up (U2); a hint otherwise.
     #[inline]
     pub(crate) fn has_mail(&self, slot: usize) -> bool {
         // U2: relaxed; a look, confirmed under the lock by `take`.

@@ -173,10 +173,9 @@ impl Latch for WorkerLatch<'_> {
 }
 
 /// A latch a worker of one pool waits on while a job of *another* pool runs
-/// (`install`, and so `join` and `scope`, or a handle of another pool),
-/// when no spare of its own pool can stand in for it (H4). The waiting
-/// worker keeps running its own pool's jobs and sleeps in its own pool's
-/// protocol, as `WorkerLatch`'s waiter does.
+/// (`install`, and so `join` and `scope`, or a handle of another pool)
+/// (H4). The waiting worker parks in its own pool's protocol, serving the
+/// jobs posted to it (U2, Y1).
 ///
 /// The setter is a worker of the other pool, which holds nothing of the
 /// waiter's pool: once the swap is done the waiter may return, its pool shut

@@ -18,6 +18,7 @@ pub(crate) mod ordering;
 pub(crate) mod probes;
 pub(crate) mod registry;
 pub(crate) mod scope;
+pub(crate) mod serving;
 pub(crate) mod sleep;
 pub(crate) mod spares;
 pub(crate) mod stats;

@@ -7,6 +7,7 @@ use super::fifo::FifoQueues;
 use super::job::drop_payload;
 use super::job::HeapJob;
 use super::ordering::{RELAXED, SLOT_MARK_RMW, TERMINATE_STORE};
+use super::serving::{Lender, NeedCell};
 use super::sleep::Sleep;
 use super::stats::{self, Event, Stats, WorkerCounters};
 use super::task_count::TaskCount;
@@ -20,7 +21,7 @@ use crate::pool::placement::topology::{Distance, Placement, Topology};
 use crate::pool::queues::injector::SubmitQueues;
 use crate::pool::queues::priority::{Priority, PriorityQueues, SLOTS};
 use crate::sync::flags::bug;
-use crate::sync::{AtomicBool, AtomicI64, AtomicUsize};
+use crate::sync::{AtomicBool, AtomicI64, AtomicUsize, Mutex};
 use crossbeam_utils::CachePadded;
 use std::any::Any;
 use std::io::Write;
@@ -80,6 +81,11 @@ pub(crate) struct Registry {
     pub(crate) bounded: Option<Box<[BoundedLen<JobRef>]>>,
     /// Each worker's mailbox of jobs for it alone (U1-U3).
     pub(crate) mailboxes: Mailboxes,
+    /// Y3: per slot, the task of another pool its thread waits for.
+    pub(crate) needs: Box<[NeedCell]>,
+    /// Y4: the workers of other pools waiting for work of this one with
+    /// no spare standing in: their pool and slot.
+    pub(crate) lenders: Mutex<Vec<Lender>>,
 }
 
 impl Registry {
@@ -118,7 +124,9 @@ impl Registry {
             slots_used: CachePadded::new(AtomicUsize::new(workers)),
             spares,
             bounded: None,
-            mailboxes: Mailboxes::new(workers),
+            mailboxes: Mailboxes::new(slots),
+            needs: (0..slots).map(|_| NeedCell::default()).collect(),
+            lenders: Mutex::new(Vec::new()),
         }
     }
 

@@ -172,6 +172,7 @@ where
             // SAFETY: the handle's reference keeps the job, and its packet.
             packet: NonNull::from(unsafe { &(*reference).packet }),
             release: Self::release,
+            retain: Self::retain,
             // SAFETY: as above.
             claim: NonNull::from(unsafe { &(*reference).claim }),
             run_here: Self::run_here,
@@ -275,6 +276,12 @@ where
             job.run(|| worker.record_panic());
             drop(job);
         });
+    }
+
+    unsafe fn retain(job: *const ()) {
+        // SAFETY: the caller holds a reference, made by `new` or
+        // `continuation`.
+        unsafe { Arc::increment_strong_count(job.cast::<Self>()) }
     }
 
     unsafe fn release(job: *const ()) {

@@ -14,6 +14,7 @@ use crate::lockfree::JobRef;
 use crate::pool::kernel::job::drop_payload;
 use crate::pool::kernel::latch::{CrossPoolLatch, Latch, LockLatch};
 use crate::pool::kernel::registry::Registry;
+use crate::pool::kernel::serving::{self, Awaited, TaskRef, Waiting};
 use crate::pool::kernel::worker::WorkerThread;
 use crate::pool::queues::priority::Priority;
 use crate::sync::{Arc, Mutex, MutexGuard, UnsafeCell};
@@ -29,12 +30,12 @@ use std::thread;
 /// Who waits for a task's result.
 enum Waiter<R> {
     None,
-    /// A blocked thread: outside every pool, or a worker with a spare
-    /// standing in for it (H4).
-    Thread(*const LockLatch),
-    /// A worker of another pool with no spare to stand in for it, running
-    /// its own pool's jobs meanwhile (H4, J3).
-    OtherPool(*const CrossPoolLatch),
+    /// A blocked thread: outside every pool (no `Waiting`), or a worker
+    /// with a spare standing in for it (H4).
+    Thread(*const LockLatch, *const Waiting),
+    /// A worker of another pool, parked and serving its mailbox, with a
+    /// spare of its own pool standing in if one may start (H4, Y1).
+    OtherPool(*const CrossPoolLatch, *const Waiting),
     /// An async task.
     Task(Waker),
     /// A continuation: takes the result when it is ready (K1).
@@ -132,7 +133,7 @@ impl<R> Packet<R> {
         if !state.wake_on_ready {
             return;
         }
-        if let Waiter::Thread(latch) = std::mem::replace(&mut state.waiter, Waiter::None) {
+        if let Waiter::Thread(latch, _) = std::mem::replace(&mut state.waiter, Waiter::None) {
             // SAFETY: as in `complete`: the waiter takes this mutex before
             // its latch may go (H1).
             unsafe { Latch::set(latch) };
@@ -163,9 +164,9 @@ impl<R> Packet<R> {
             Waiter::None | Waiter::Then(_) => {}
             // SAFETY: the waiter is blocked until this latch is set and must
             // take this mutex to unregister, so the latch is live (H1).
-            Waiter::Thread(latch) => unsafe { Latch::set(latch) },
+            Waiter::Thread(latch, _) => unsafe { Latch::set(latch) },
             // SAFETY: as above; the latch holds its waiter's pool (J3).
-            Waiter::OtherPool(latch) => unsafe { Latch::set(latch) },
+            Waiter::OtherPool(latch, _) => unsafe { Latch::set(latch) },
             Waiter::Task(waker) => {
                 drop(state);
                 waker.wake();
@@ -193,6 +194,9 @@ pub struct JoinHandle<R> {
     pub(in crate::pool) packet: NonNull<Packet<R>>,
     /// Drops that reference (it knows the closure's type; the handle not).
     pub(in crate::pool) release: unsafe fn(*const ()),
+    /// Takes one more reference, for a job that runs the task in place
+    /// (Y1).
+    pub(in crate::pool) retain: unsafe fn(*const ()),
     /// The task's claim word (H3), inside the job.
     pub(in crate::pool) claim: NonNull<Claim>,
     /// Claims the task for the current worker and runs it there, if it is
@@ -252,6 +256,11 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
         drop(unsafe { Arc::from_raw(job.cast::<Self>()) });
     }
 
+    unsafe fn retain(job: *const ()) {
+        // SAFETY: the caller holds a reference, made by `submit`.
+        unsafe { Arc::increment_strong_count(job.cast::<Self>()) }
+    }
+
     /// H4: runs the task on `worker`, the thread joining its handle, if
     /// nobody has claimed it yet (H3). The handle's reference keeps the job.
     unsafe fn run_here(job: *const (), worker: &WorkerThread) -> bool {
@@ -293,6 +302,7 @@ where
         // SAFETY: `job` is live as long as the handle holds its reference.
         packet: NonNull::from(unsafe { &(*job).packet }),
         release: SubmitJob::<F, R>::release,
+        retain: SubmitJob::<F, R>::retain,
         // SAFETY: as above.
         claim: NonNull::from(unsafe { &(*job).claim }),
         run_here: SubmitJob::<F, R>::run_here,
@@ -401,6 +411,12 @@ impl<R: Send> JoinHandle<R> {
         // A worker that may run the task in place asks to be woken when a
         // continuation's inputs are all there, once (K4).
         let mut wake_on_ready = worker.is_some_and(|worker| self.may_run_in_place(worker));
+        // Y2: a worker's wait is a link of the chains searched for a
+        // waiter; a thread outside every pool is none.
+        let waiting = worker.map(|worker| Waiting::here(worker, false));
+        let waiting_ptr = waiting
+            .as_ref()
+            .map_or(std::ptr::null(), |waiting| &raw const *waiting);
         loop {
             if let Some(worker) = worker {
                 if self.run_in_place(worker) {
@@ -412,7 +428,10 @@ impl<R: Send> JoinHandle<R> {
             // blocks (outside every pool, `block_in_place` just calls the
             // closure).
             block_in_place(|| {
-                if self.register(Waiter::Thread(&raw const latch), wake_on_ready) {
+                if self.register(Waiter::Thread(&raw const latch, waiting_ptr), wake_on_ready) {
+                    // Y3: a need of the runner's (a task of another pool)
+                    // becomes this wait's, for the waits on this one.
+                    let _adopted = worker.and_then(|worker| self.help_runner(worker));
                     latch.wait();
                 }
             });
@@ -427,28 +446,72 @@ impl<R: Send> JoinHandle<R> {
         }
     }
 
-    /// H4 on a worker of another pool: it parks with a spare of its own
-    /// pool standing in; with none to be had (every spare slot taken), it
-    /// runs its own pool's jobs while it waits instead, as a cross-pool
-    /// `install` does (J3).
+    /// H4 on a worker of another pool: it parks, serving its mailbox, with
+    /// a spare of its own pool standing in if one may start (W1). The task
+    /// may need this thread's pool back (it joins a task of it, or what it
+    /// waits for does), whose threads may all be parked: what it needs is
+    /// run by this thread, or by a thread waiting for it (Y1, Y3).
     #[cold]
     #[inline(never)]
     fn join_from_other_pool(self, worker: &WorkerThread) -> thread::Result<R> {
+        // Y3: this wait's need, published before the search for a waiter
+        // of the task's pool (Y1).
+        let _need = serving::needing(worker, self.task_ref());
         let blocked = Blocked::enter(worker);
-        if blocked.stood_in {
-            let latch = LockLatch::new();
-            if self.register(Waiter::Thread(&raw const latch), false) {
-                latch.wait();
-            }
-            drop(blocked);
-            return self.take_result();
+        // Y4: with no spare standing in, this thread is lent to the tasks
+        // the other pool's threads need of its own.
+        let _lent = (!blocked.stood_in).then(|| serving::lend(worker, &self.registry));
+        let waiting = Waiting::here(worker, true);
+        let latch = CrossPoolLatch::new(worker.registry_arc(), worker.index());
+        if self.register(Waiter::OtherPool(&raw const latch, &raw const waiting), false) {
+            let _helped = self.help_runner(worker);
+            worker.wait_serving_mail(&latch.core);
         }
         drop(blocked);
-        let latch = CrossPoolLatch::new(worker.registry_arc(), worker.index());
-        if self.register(Waiter::OtherPool(&raw const latch), false) {
-            worker.wait_until(&latch.core);
-        }
         self.take_result()
+    }
+
+    /// A counted reference to the task, for a job that runs it in place.
+    fn task_ref(&self) -> TaskRef {
+        // SAFETY: the handle's reference keeps the job alive; the functions
+        // are its own, and its pool is `registry`.
+        unsafe {
+            TaskRef::new(
+                &raw const *self.registry,
+                self.job,
+                self.run_here,
+                self.retain,
+                self.release,
+            )
+        }
+    }
+
+    /// Y3, after this thread registered as the task's waiter: what the
+    /// task's runner waits for, if it needs a task run, is run here (a
+    /// task of this thread's pool) or becomes this wait's need (one of
+    /// another pool), until the returned guard drops.
+    fn help_runner<'w>(&self, worker: &'w WorkerThread) -> Option<serving::NeedGuard<'w>> {
+        // `--cfg stealpool_bug="need_unread"` leaves the runner's need
+        // unread: a waiter that registers after the runner's search for one
+        // is never handed what the runner waits for (the race Y3 closes).
+        if bug!("need_unread") {
+            return None;
+        }
+        let need = {
+            let state = self.packet().lock();
+            // SAFETY: the handle's reference keeps the job, and its claim.
+            let runner = unsafe { self.claim.as_ref() }.runner();
+            if !matches!(state.result, Slot::Pending)
+                || runner <= claim::DETACHED
+                || runner == worker.runner_id()
+            {
+                return None;
+            }
+            // SAFETY: claimed by a worker and unfinished, with the packet's
+            // lock held: the runner is inside the task (Y3).
+            unsafe { serving::need_of(runner) }
+        }?;
+        serving::help_with(worker, need)
     }
 
     /// Whether `worker` may run this handle's task in place (H4): it is a
@@ -567,6 +630,21 @@ impl<R> fmt::Debug for JoinHandle<R> {
     }
 }
 
+/// Y2: the worker waiting for the task whose packet is `packet`, null if
+/// none (or a thread outside every pool, or a continuation).
+///
+/// # Safety
+///
+/// `packet` is a live `Packet<R>`.
+unsafe fn waiting_of<R>(packet: *const ()) -> *const Waiting {
+    // SAFETY: the caller's promise.
+    let packet = unsafe { &*packet.cast::<Packet<R>>() };
+    match packet.lock().waiter {
+        Waiter::Thread(_, waiting) | Waiter::OtherPool(_, waiting) => waiting,
+        _ => std::ptr::null(),
+    }
+}
+
 /// Runs a submitted task on `worker`, catching its panic for the handle.
 pub(crate) fn run_submitted<R>(packet: &Packet<R>, f: impl FnOnce() -> R) {
     // SAFETY: tasks run on workers.
@@ -576,7 +654,12 @@ pub(crate) fn run_submitted<R>(packet: &Packet<R>, f: impl FnOnce() -> R) {
 /// Runs `f`, catching its panic for the packet; calls `on_panic` first if
 /// it panicked.
 pub(crate) fn run_submitted_value<R>(packet: &Packet<R>, f: impl FnOnce() -> R, on_panic: impl FnOnce()) {
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    // Y2: searches from inside the task find whoever joins its handle.
+    let awaited = Awaited::Task {
+        packet: (&raw const *packet).cast(),
+        waiter: waiting_of::<R>,
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| serving::running(awaited, f)));
     if result.is_err() {
         on_panic();
     }

@@ -188,6 +188,7 @@ pub(crate) struct WorkerThread {
     /// How many awaited tasks run in place on this stack (H4), each under
     /// a `JoinHandle::join` frame.
     waits_in_place: Cell<u32>,
+
     /// H6: the index of `joins` from which on the `join` half this thread
     /// runs innermost, taken from another thread, pushed its halves
     /// (`i64::MIN` while it runs none). A half promoted from below it is
@@ -370,19 +371,39 @@ impl WorkerThread {
         (retired, (self.local, self.joins, self.levels, self.bounded))
     }
 
-    /// Whether none of this worker's own deques holds a job. Exact for the
-    /// owner: only it pushes, and thieves only take.
+    /// Whether none of this worker's own deques, nor its mailbox, holds a
+    /// job. Exact for the owner at a job boundary: only it pushes, thieves
+    /// only take, and jobs are posted to a spare's slot only while it waits
+    /// (Y1) or, to a worker's, by a broadcast, which no spare serves.
     pub(crate) fn owns_no_work(&self) -> bool {
         self.local.is_empty()
             && self.joins.is_empty()
             && self.levels.iter().all(Worker::is_empty)
             && self.bounded.as_ref().is_none_or(|bounded| bounded.is_empty())
+            // Y1: a spare's slot may hold a job posted while it waited.
+            && !self.registry.mailboxes.has_mail(self.index)
+    }
+
+    /// Y3: the need of the worker whose claim word (runner id) is `runner`.
+    ///
+    /// # Safety
+    ///
+    /// `runner` is the address of a live `WorkerThread`.
+    pub(crate) unsafe fn need_of_runner<'a>(runner: usize) -> &'a crate::pool::kernel::serving::NeedCell {
+        let worker = std::ptr::with_exposed_provenance::<WorkerThread>(runner);
+        // SAFETY: the caller's promise; only the fields that never change
+        // after `new` are read, and the registry outlives its workers.
+        unsafe {
+            let registry: *const Registry = &*(*worker).registry;
+            &(*registry).needs[(*worker).index]
+        }
     }
 
     /// This worker as a task's claim names its runner (H3, H5): its
     /// address, unique among live threads.
     pub(crate) fn runner_id(&self) -> usize {
-        self as *const WorkerThread as usize
+        // Exposed: Y3 turns a runner word back into this worker.
+        (self as *const WorkerThread).expose_provenance()
     }
 
     /// H4: a permit to run an awaited task in place, on top of the

@@ -1,6 +1,6 @@
 //! A worker that waits: for a stolen `join` half (H6), for its scope
-//! (H7), for a latch (the J3 fallback), or for any work at all (the idle
-//! loop, S1-S7).
+//! (H7), for another pool's work (U2, Y1), or for any work at all (the
+//! idle loop, S1-S7).
 
 use super::{WorkerThread, IDLE_ROUNDS, SPIN_ROUNDS, WAIT_ROUNDS};
 use crate::lockfree::JobRef;
@@ -40,9 +40,10 @@ impl WorkerThread {
         self.wait_helping(latch, || self.take_scope_task(scope));
     }
 
-    /// U2: waits for `latch` with a spare already standing in (the caller
-    /// holds its `Blocked`), running only the jobs posted to this worker
-    /// alone, and parking between them: a cross-pool `install`.
+    /// U2, Y1: waits for `latch` (the caller holds its `Blocked`, with a
+    /// spare standing in or not), running only the jobs posted to this
+    /// worker alone, and parking between them: a cross-pool `install` or
+    /// handle.
     pub(crate) fn wait_serving_mail(&self, latch: &CoreLatch) {
         self.wait_helping(latch, || None);
     }
@@ -181,9 +182,8 @@ impl WorkerThread {
     }
 
     /// Runs any job of the pool until `latch` is set, sleeping when there
-    /// are none: only the fallback of a cross-pool wait with no spare to
-    /// stand in (J3), and the `join_wait_runs_any` mutant; every other
-    /// wait follows H4, H6 or H7.
+    /// are none: only the `join_wait_runs_any` mutant; every wait of the
+    /// pool follows H4, H6, H7 or Y1.
     pub(crate) fn wait_until(&self, latch: &CoreLatch) {
         while !latch.probe() {
             if !self.run_one_job() {

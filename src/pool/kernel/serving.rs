@@ -1,0 +1,418 @@
+//! Work handed to the thread that waits for it (Y1-Y3 in
+//! `proofs/waits.md`).
+//!
+//! A worker of pool A that waits for work of pool B (an `install` on B, a
+//! handle of one of B's tasks) parks, serving its own mailbox (U2), with a
+//! spare of A standing in if one may start. The work it waits for may need
+//! A back: B's job installs into A, or submits a task to A and joins it.
+//! If every other thread of A is parked too (no spare left to start), the
+//! job for A would never run, yet the waiter itself is A's and idle: the
+//! job is posted to it (Y1).
+//!
+//! To find it, a thread keeps on its stack a chain of the work it runs
+//! that somebody may wait for (`Running`: an `install`'s job, a submitted
+//! task), each frame naming its waiter (`Waiting`, on the waiter's stack),
+//! and each waiter naming the chain of its own thread beneath its wait.
+//! Every frame on that path stays put while it is read (Y2): a waiter
+//! waits until the work it waits for is done, and that work is on the
+//! stack of the thread reading, beneath the read.
+
+use super::job::HeapJob;
+use super::registry::Registry;
+use super::worker::WorkerThread;
+use crate::lockfree::JobRef;
+use crate::sync::flags::bug;
+use crate::sync::thread_local;
+use crate::sync::{Mutex, MutexGuard};
+use std::cell::Cell;
+use std::ptr;
+
+/// How many frames a search for a waiter reads at most: a chain of waits
+/// longer than this is left unsearched (the work is queued as usual).
+const SEARCH_BUDGET: usize = 256;
+
+/// A worker waiting for work somebody else runs; lives on the waiter's
+/// stack for the whole wait.
+pub(crate) struct Waiting {
+    /// The waiter's pool.
+    registry: *const Registry,
+    /// The waiter's slot in it.
+    index: usize,
+    /// Whether the wait runs the jobs posted to the waiter (U2): a wait
+    /// on another pool does; a wait on a task of its own pool blocks with
+    /// a spare standing in, and is only a link of the chain.
+    serves_mail: bool,
+    /// The innermost work the waiter's thread was running when it began
+    /// to wait, beneath the wait.
+    below: *const Running,
+}
+
+impl Waiting {
+    /// The current wait of `worker`, whose thread this is.
+    pub(crate) fn here(worker: &WorkerThread, serves_mail: bool) -> Waiting {
+        Waiting {
+            registry: worker.registry(),
+            index: worker.index(),
+            serves_mail,
+            below: innermost(),
+        }
+    }
+}
+
+/// Who waits for a `Running` frame's work.
+#[derive(Clone, Copy)]
+pub(crate) enum Awaited {
+    /// An `install`'s job: its caller, known when the job was made.
+    By(*const Waiting),
+    /// A submitted task: whoever joins its handle, read from its packet
+    /// by `waiter` (null when nobody waits, or not a pool's worker).
+    Task {
+        packet: *const (),
+        waiter: unsafe fn(*const ()) -> *const Waiting,
+    },
+}
+
+/// An `Awaited` moved into a job for another thread.
+pub(crate) struct SendAwaited(Awaited);
+
+// SAFETY: the pointers are read only as `waiter_in` reads them (Y2).
+unsafe impl Send for SendAwaited {}
+
+impl SendAwaited {
+    /// # Safety
+    ///
+    /// The frames `awaited` names outlive every run of the work it goes with.
+    pub(crate) unsafe fn new(awaited: Awaited) -> Self {
+        SendAwaited(awaited)
+    }
+
+    pub(crate) fn into_inner(self) -> Awaited {
+        self.0
+    }
+}
+
+/// Work the current thread runs that somebody may wait for; lives on its
+/// stack while the work runs.
+struct Running {
+    awaited: Awaited,
+    below: *const Running,
+}
+
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+thread_local! {
+    /// The innermost `Running` frame of this thread, null when none.
+    static INNERMOST: Cell<*const Running> = const { Cell::new(ptr::null()) };
+}
+
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+thread_local! {
+    #[allow(clippy::missing_const_for_thread_local)]
+    /// The innermost `Running` frame of this thread, null when none.
+    static INNERMOST: Cell<*const Running> = Cell::new(ptr::null());
+}
+
+/// This thread's innermost frame, null when none (or while a checker
+/// drops the thread's locals, N1).
+fn innermost() -> *const Running {
+    INNERMOST.try_with(Cell::get).unwrap_or(ptr::null())
+}
+
+/// Runs `f` as work `awaited` names the waiter of: searches from inside
+/// `f` find that waiter (Y2). The frame is removed on every way out.
+pub(crate) fn running<R>(awaited: Awaited, f: impl FnOnce() -> R) -> R {
+    struct Pop(*const Running);
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            let _ = INNERMOST.try_with(|cell| cell.set(self.0));
+        }
+    }
+    let frame = Running {
+        awaited,
+        below: innermost(),
+    };
+    let _pop = Pop(frame.below);
+    let _ = INNERMOST.try_with(|cell| cell.set(&raw const frame));
+    f()
+}
+
+/// Y1, Y2: the slot of a worker of `target` that waits, directly or
+/// through other waits, for work the current thread runs, and runs the
+/// jobs posted to it meanwhile; `None` if there is none.
+pub(crate) fn waiter_in(target: &Registry) -> Option<usize> {
+    let mut chains = vec![innermost()];
+    let mut budget = SEARCH_BUDGET;
+    while let Some(mut frame) = chains.pop() {
+        while !frame.is_null() && budget > 0 {
+            budget -= 1;
+            // SAFETY (Y2): a frame reached from this thread's innermost one
+            // is on a stack that waits, directly or not, for work beneath
+            // this call: it stays put until this call returns.
+            let running = unsafe { &*frame };
+            let waiting = match running.awaited {
+                Awaited::By(waiting) => waiting,
+                // SAFETY: as above: the task's packet lives while it runs.
+                Awaited::Task { packet, waiter } => unsafe { waiter(packet) },
+            };
+            // SAFETY (Y2): the waiter waits until this work is done.
+            if let Some(waiting) = unsafe { waiting.as_ref() } {
+                if waiting.serves_mail && ptr::eq(waiting.registry, target) {
+                    return Some(waiting.index);
+                }
+                chains.push(waiting.below);
+            }
+            frame = running.below;
+        }
+    }
+    None
+}
+
+/// Y1: posts `job`, a job of `target`'s pool that work the current thread
+/// runs will wait for, to a worker of `target` waiting for that work;
+/// gives it back when there is none (or it left), for the caller to queue.
+pub(crate) fn post_to_waiter(target: &Registry, job: JobRef) -> Result<(), JobRef> {
+    // `--cfg stealpool_bug="waiter_unserved"` queues it as any job of the
+    // pool: with no thread of it free, nothing runs it (what Y1 rules out).
+    if bug!("waiter_unserved") {
+        return Err(job);
+    }
+    match waiter_in(target) {
+        Some(index) => match target.post(index, job) {
+            None => Ok(()),
+            Some(job) => Err(job),
+        },
+        None => Err(job),
+    }
+}
+
+/// A counted reference to a task with a handle, type-erased: enough to
+/// run it in place on a worker of its pool (H4), once, whoever claims it
+/// first (H3).
+pub(crate) struct TaskRef {
+    /// The task's pool.
+    registry: *const Registry,
+    job: *const (),
+    run_here: unsafe fn(*const (), &WorkerThread) -> bool,
+    retain: unsafe fn(*const ()),
+    release: unsafe fn(*const ()),
+}
+
+// SAFETY: the task is `Send + Sync` for a `Send` result (as its handle
+// is), the registry outlives the reference (the task's job holds it), and
+// the rest are plain functions.
+unsafe impl Send for TaskRef {}
+
+impl TaskRef {
+    /// A new reference to the task of `job`.
+    ///
+    /// # Safety
+    ///
+    /// `job` is live (the caller holds a reference), of the pool of
+    /// `registry`, and the functions are its own.
+    pub(crate) unsafe fn new(
+        registry: *const Registry,
+        job: *const (),
+        run_here: unsafe fn(*const (), &WorkerThread) -> bool,
+        retain: unsafe fn(*const ()),
+        release: unsafe fn(*const ()),
+    ) -> TaskRef {
+        // SAFETY: the caller's promise.
+        unsafe { retain(job) };
+        TaskRef {
+            registry,
+            job,
+            run_here,
+            retain,
+            release,
+        }
+    }
+
+    fn clone_ref(&self) -> TaskRef {
+        // SAFETY: our own reference keeps the job live.
+        unsafe { TaskRef::new(self.registry, self.job, self.run_here, self.retain, self.release) }
+    }
+
+    /// Runs the task here if nobody claimed it yet and this stack's budget
+    /// of tasks run in place is not spent (H4's, shared): `worker` is of
+    /// its pool. Past the budget the task is left in its queue, so that
+    /// waits handed work this way (a pipeline of handles across two pools
+    /// whose stages nobody started) nest no deeper than H4's.
+    fn run_on(&self, worker: &WorkerThread) {
+        if let Some(_budget) = worker.wait_in_place() {
+            // SAFETY: our reference keeps the job; the claim decides (H3).
+            unsafe { (self.run_here)(self.job, worker) };
+        }
+    }
+
+    /// Y1: a job that runs the task in place on the worker that takes it.
+    fn into_job(self) -> JobRef {
+        HeapJob::into_job_ref(move || {
+            // SAFETY: posted jobs run on the pool's workers.
+            let worker = unsafe { &*WorkerThread::current() };
+            self.run_on(worker);
+        })
+    }
+
+    /// Y1: posts a job that runs the task in place to a worker of its pool
+    /// that waits for work the current thread runs, if there is one.
+    pub(crate) fn post_to_waiter(&self) {
+        // SAFETY: our reference keeps the task, which holds its pool.
+        let registry = unsafe { &*self.registry };
+        if waiter_in(registry).is_none() {
+            return;
+        }
+        if let Err(job) = post_to_waiter(registry, self.clone_ref().into_job()) {
+            // The waiter left meanwhile: the task is queued anyway; this
+            // job only tries its claim.
+            registry.push(job);
+        }
+    }
+}
+
+impl Drop for TaskRef {
+    fn drop(&mut self) {
+        // SAFETY: the reference `new` took, dropped once.
+        unsafe { (self.release)(self.job) }
+    }
+}
+
+/// Y3: what a waiting worker needs run: a task of another pool. One per
+/// slot in the registry; read by threads of any pool.
+pub(crate) struct NeedCell(Mutex<Option<TaskRef>>);
+
+impl Default for NeedCell {
+    fn default() -> Self {
+        NeedCell(Mutex::new(None))
+    }
+}
+
+impl NeedCell {
+    fn lock(&self) -> MutexGuard<'_, Option<TaskRef>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Y3: `worker` waits for `task` (of another pool) until the guard drops:
+/// a thread that starts to wait for work `worker` runs reads it there.
+/// Then, Y1: posted to a waiter of the task's pool found from here; Y4:
+/// and to a worker of that pool lending itself to this one.
+pub(crate) fn needing(worker: &WorkerThread, task: TaskRef) -> NeedGuard<'_> {
+    let posted = task.clone_ref();
+    let registry = worker.registry();
+    // Y3: the need first, then the search (under each waiter's packet
+    // lock): a waiter that registers after the search reads the need.
+    *registry.needs[worker.index()].lock() = Some(task);
+    posted.post_to_waiter();
+    // Y4: the need first, then the lenders (under their lock): a lender
+    // that registers after this look reads the need. The post is made
+    // under that lock too, so a lender gets it only while it waits.
+    let lenders = registry.lenders.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(lender) = lenders
+        .iter()
+        .find(|lender| ptr::eq(lender.registry, posted.registry))
+    {
+        // SAFETY: our reference keeps the task, which holds its pool.
+        let target = unsafe { &*posted.registry };
+        if let Some(job) = target.post(lender.index, posted.clone_ref().into_job()) {
+            target.push(job);
+        }
+    }
+    drop(lenders);
+    NeedGuard(worker)
+}
+
+/// Clears a worker's need when its wait ends, on every way out.
+pub(crate) struct NeedGuard<'a>(&'a WorkerThread);
+
+impl Drop for NeedGuard<'_> {
+    fn drop(&mut self) {
+        let task = self.0.registry().needs[self.0.index()].lock().take();
+        drop(task);
+    }
+}
+
+/// Y3: the need of the worker whose runner word is `runner` (read under
+/// a task's packet lock, with its result still pending, so that worker is
+/// inside the task), a new reference to it.
+///
+/// # Safety
+///
+/// `runner` is the address of a live `WorkerThread`, as above.
+pub(crate) unsafe fn need_of(runner: usize) -> Option<TaskRef> {
+    // SAFETY: the caller's promise.
+    let need = unsafe { WorkerThread::need_of_runner(runner) };
+    need.lock().as_ref().map(TaskRef::clone_ref)
+}
+
+/// Y3: after `worker` registered as the waiter of a task whose runner
+/// needs `task`: runs it here if it is of `worker`'s pool, or takes it as
+/// `worker`'s own need (posting it on) otherwise.
+pub(crate) fn help_with(worker: &WorkerThread, task: TaskRef) -> Option<NeedGuard<'_>> {
+    if ptr::eq(task.registry, worker.registry()) {
+        task.run_on(worker);
+        None
+    } else {
+        Some(needing(worker, task))
+    }
+}
+
+/// Y4: a worker of another pool waiting for work of this one with no
+/// spare standing in for it.
+pub(crate) struct Lender {
+    registry: *const Registry,
+    index: usize,
+}
+
+// SAFETY: the registry is only read while the lender is listed, and it
+// waits, alive, until it takes itself off the list.
+unsafe impl Send for Lender {}
+
+/// Y4: `worker`, with no spare standing in, waits for work of the pool of
+/// `awaited`, which may need tasks of `worker`'s pool that no thread of
+/// it is free to run. Until the guard drops, the needs of `awaited`'s
+/// threads for tasks of `worker`'s pool are posted to `worker`; those
+/// already there run here now.
+pub(crate) fn lend<'a>(worker: &'a WorkerThread, awaited: &'a Registry) -> LendGuard<'a> {
+    let own: *const Registry = worker.registry();
+    awaited
+        .lenders
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Lender {
+            registry: own,
+            index: worker.index(),
+        });
+    // Y4: listed first, then the look at the needs (each under its lock).
+    let needed: Vec<TaskRef> = awaited
+        .needs
+        .iter()
+        .filter_map(|need| {
+            need.lock()
+                .as_ref()
+                .filter(|task| ptr::eq(task.registry, own))
+                .map(TaskRef::clone_ref)
+        })
+        .collect();
+    for task in needed {
+        task.run_on(worker);
+    }
+    LendGuard { worker, awaited }
+}
+
+/// Takes a lender off its list when its wait ends, on every way out.
+pub(crate) struct LendGuard<'a> {
+    worker: &'a WorkerThread,
+    awaited: &'a Registry,
+}
+
+impl Drop for LendGuard<'_> {
+    fn drop(&mut self) {
+        let own: *const Registry = self.worker.registry();
+        let mut lenders = self.awaited.lenders.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = lenders
+            .iter()
+            .position(|lender| ptr::eq(lender.registry, own) && lender.index == self.worker.index())
+        {
+            lenders.swap_remove(at);
+        }
+    }
+}
