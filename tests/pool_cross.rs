@@ -1,9 +1,12 @@
 #![cfg(not(any(feature = "loom", feature = "shuttle")))]
 //! Waits that cross pools, on real threads: a worker of one pool that waits
 //! on another (`install`, `join`, `scope`, a `JoinHandle`, `wait_all`) parks with a
-//! spare of its own pool standing in (or, with no spare to be had, runs its
-//! own pool's jobs), so pools that call into each other never deadlock for
-//! want of a worker, even with one worker each.
+//! spare of its own pool standing in if one may start, and is handed what
+//! the awaited work needs of its pool (Y1-Y4; `wait_all` with no spare runs
+//! its own pool's jobs), so pools that call into each other never deadlock
+//! for want of a worker, even with one worker each.
+
+mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{mpsc, Arc};
@@ -187,23 +190,14 @@ fn a_pool_dropped_by_a_task_its_worker_waits_on() {
 
 /// `wait_all` of pool `a` on the only worker of pool `b`, with no spare
 /// slot in either, while `a`'s task joins a task of `b`: the waiting
-/// worker runs `b`'s jobs meanwhile (J3), as `install` does there, so `b`'s
+/// worker runs `b`'s jobs meanwhile (its fallback), so `b`'s
 /// task runs, `a`'s finishes, and the wait ends. (It used to block `b`'s
 /// worker, and nothing ever ran `b`'s task.)
 #[test]
 fn wait_all_on_another_pools_only_worker_runs_its_own_pools_jobs() {
     for _ in 0..ROUNDS / 10 {
         completes(|| {
-            let no_spare = || {
-                Arc::new(
-                    ThreadPool::builder()
-                        .num_threads(1)
-                        .max_blocking_threads(0)
-                        .build()
-                        .unwrap(),
-                )
-            };
-            let (a, b) = (no_spare(), no_spare());
+            let (a, b) = (common::one_worker_no_spare(), common::one_worker_no_spare());
             let (inner_a, inner_b) = (a.clone(), b.clone());
             let joined = Arc::new(AtomicUsize::new(0));
             let task_joined = joined.clone();

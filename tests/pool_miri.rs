@@ -251,18 +251,9 @@ fn submit_then_join() {
 /// cross-pool waiter is handed what the awaited work needs (Y1, Y3) or
 /// lends itself to the other pool (Y4).
 fn one_worker_pools() -> Vec<(Arc<ThreadPool>, Arc<ThreadPool>)> {
-    let no_spare = || {
-        Arc::new(
-            ThreadPool::builder()
-                .num_threads(1)
-                .max_blocking_threads(0)
-                .build()
-                .unwrap(),
-        )
-    };
     vec![
         (Arc::new(ThreadPool::new(1)), Arc::new(ThreadPool::new(1))),
-        (no_spare(), no_spare()),
+        (common::one_worker_no_spare(), common::one_worker_no_spare()),
     ]
 }
 

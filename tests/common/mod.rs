@@ -35,6 +35,17 @@ pub const fn scaled(full: usize, miri: usize) -> usize {
     }
 }
 
+/// A pool of one worker with no spare slot: its waits get no stand-in.
+pub fn one_worker_no_spare() -> Arc<stealpool::ThreadPool> {
+    Arc::new(
+        stealpool::ThreadPool::builder()
+            .num_threads(1)
+            .max_blocking_threads(0)
+            .build()
+            .unwrap(),
+    )
+}
+
 /// The text of a string panic payload, or `None`.
 pub fn message(payload: &(dyn Any + Send)) -> Option<String> {
     payload
