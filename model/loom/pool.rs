@@ -665,13 +665,12 @@ fn join_waits_run_no_unrelated_task() {
     );
 }
 
-// Preemption bound 3, floor 38000 (70418 executions observed).
+// Preemption bound 3, floor 38000 (82900 executions observed).
 //
 // A wait that crosses pools, each pool with one worker: the caller installs
 // on pool `a`, whose worker installs on pool `b` and so waits on a
 // `CrossPoolLatch` of its own pool while `b`'s worker runs the job. Waiting,
-// `a`'s worker finds no work in its own pool and falls asleep on that latch
-// (S6), while `b`'s worker finishes, takes its own reference to `a`'s
+// `a`'s worker parks on that latch, serving its mailbox (U2, Y1), while `b`'s worker finishes, takes its own reference to `a`'s
 // registry (J3) and sets the latch (L1), which must wake it. Had the worker
 // blocked outside its pool's protocol, nothing would change here; the model
 // checks that sleeping inside it loses no wake-up and that the job's write
@@ -694,12 +693,13 @@ fn cross_pool_install() {
     });
 }
 
-// Preemption bound 3, floor 130000 (193062 executions observed).
+// Preemption bound 3, floor 130000 (161547 executions observed since Y1; 193062 before).
 //
 // The round trip of the review's first program, one worker per pool: `a`'s
 // worker waits on `b`, whose worker joins on `a`: that job can only run on
-// `a`'s worker, inside its cross-pool wait. Blocking either worker outside
-// its pool deadlocks here; a lost wake-up on either latch does too.
+// `a`'s worker, inside its cross-pool wait, where it is posted (Y1).
+// Queuing it as any job of `a` (`waiter_unserved`) deadlocks here; a lost
+// wake-up on either latch does too.
 #[test]
 fn cross_pool_round_trip() {
     explore_bounds("cross_pool_round_trip", (3, 130_000), (1, 240), || {

@@ -296,11 +296,22 @@ impl NeedCell {
 /// Then, Y1: posted to a waiter of the task's pool found from here; Y4:
 /// and to a worker of that pool lending itself to this one.
 pub(crate) fn needing(worker: &WorkerThread, task: TaskRef) -> NeedGuard<'_> {
-    let posted = task.clone_ref();
+    let previous = publish(worker, Some(task));
+    NeedGuard { worker, previous }
+}
+
+/// Y3, Y4: makes `need` the need of `worker`'s slot, then hands it to a
+/// waiter found up the chain (Y1) and to a lender (Y4); returns the need
+/// it replaced.
+fn publish(worker: &WorkerThread, need: Option<TaskRef>) -> Option<TaskRef> {
+    let posted = need.as_ref().map(TaskRef::clone_ref);
     let registry = worker.registry();
     // Y3: the need first, then the search (under each waiter's packet
     // lock): a waiter that registers after the search reads the need.
-    *registry.needs[worker.index()].lock() = Some(task);
+    let previous = std::mem::replace(&mut *registry.needs[worker.index()].lock(), need);
+    let Some(posted) = posted else {
+        return previous;
+    };
     posted.post_to_waiter();
     // Y4: the need first, then the lenders (under their lock): a lender
     // that registers after this look reads the need. The post is made
@@ -317,16 +328,22 @@ pub(crate) fn needing(worker: &WorkerThread, task: TaskRef) -> NeedGuard<'_> {
         }
     }
     drop(lenders);
-    NeedGuard(worker)
+    previous
 }
 
-/// Clears a worker's need when its wait ends, on every way out.
-pub(crate) struct NeedGuard<'a>(&'a WorkerThread);
+/// Puts back the need a wait replaced when the wait ends, on every way
+/// out: a wait nested in another (a task run on top of a cross-pool wait
+/// that waits across pools itself) leaves the outer wait's need as it
+/// was, published again for the waiters that registered meanwhile.
+pub(crate) struct NeedGuard<'a> {
+    worker: &'a WorkerThread,
+    previous: Option<TaskRef>,
+}
 
 impl Drop for NeedGuard<'_> {
     fn drop(&mut self) {
-        let task = self.0.registry().needs[self.0.index()].lock().take();
-        drop(task);
+        let ended = publish(self.worker, self.previous.take());
+        drop(ended);
     }
 }
 
