@@ -277,7 +277,10 @@ impl Drop for TaskRef {
 
 /// Y3: what a waiting worker needs run: a task of another pool. One per
 /// slot in the registry; read by threads of any pool.
-pub(crate) struct NeedCell(Mutex<Option<TaskRef>>);
+/// With the task, the runner id (H3's claim word) of the thread that needs
+/// it, so that a claim word leads to its need without reading anything of
+/// the runner's `WorkerThread`.
+pub(crate) struct NeedCell(Mutex<Option<(usize, TaskRef)>>);
 
 impl Default for NeedCell {
     fn default() -> Self {
@@ -286,7 +289,7 @@ impl Default for NeedCell {
 }
 
 impl NeedCell {
-    fn lock(&self) -> MutexGuard<'_, Option<TaskRef>> {
+    fn lock(&self) -> MutexGuard<'_, Option<(usize, TaskRef)>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -308,7 +311,9 @@ fn publish(worker: &WorkerThread, need: Option<TaskRef>) -> Option<TaskRef> {
     let registry = worker.registry();
     // Y3: the need first, then the search (under each waiter's packet
     // lock): a waiter that registers after the search reads the need.
+    let need = need.map(|task| (worker.runner_id(), task));
     let previous = std::mem::replace(&mut *registry.needs[worker.index()].lock(), need);
+    let previous = previous.map(|(_, task)| task);
     let Some(posted) = posted else {
         return previous;
     };
@@ -347,17 +352,18 @@ impl Drop for NeedGuard<'_> {
     }
 }
 
-/// Y3: the need of the worker whose runner word is `runner` (read under
-/// a task's packet lock, with its result still pending, so that worker is
-/// inside the task), a new reference to it.
-///
-/// # Safety
-///
-/// `runner` is the address of a live `WorkerThread`, as above.
-pub(crate) unsafe fn need_of(runner: usize) -> Option<TaskRef> {
-    // SAFETY: the caller's promise.
-    let need = unsafe { WorkerThread::need_of_runner(runner) };
-    need.lock().as_ref().map(TaskRef::clone_ref)
+/// Y3: the need of the thread of `registry`'s pool whose runner word is
+/// `runner` (read under a task's packet lock, with its result pending, so
+/// that thread is inside the task), a new reference to it. Found by
+/// comparing runner ids under each slot's need lock: nothing of the
+/// runner's own is read.
+pub(crate) fn need_of(registry: &Registry, runner: usize) -> Option<TaskRef> {
+    registry.needs[..registry.slots_in_use()].iter().find_map(|need| {
+        need.lock()
+            .as_ref()
+            .filter(|(needer, _)| *needer == runner)
+            .map(|(_, task)| task.clone_ref())
+    })
 }
 
 /// Y3: after `worker` registered as the waiter of a task whose runner
@@ -405,8 +411,8 @@ pub(crate) fn lend<'a>(worker: &'a WorkerThread, awaited: &'a Registry) -> LendG
         .filter_map(|need| {
             need.lock()
                 .as_ref()
-                .filter(|task| ptr::eq(task.registry, own))
-                .map(TaskRef::clone_ref)
+                .filter(|(_, task)| ptr::eq(task.registry, own))
+                .map(|(_, task)| task.clone_ref())
         })
         .collect();
     for task in needed {

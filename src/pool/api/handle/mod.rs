@@ -507,9 +507,9 @@ impl<R: Send> JoinHandle<R> {
             {
                 return None;
             }
-            // SAFETY: claimed by a worker and unfinished, with the packet's
-            // lock held: the runner is inside the task (Y3).
-            unsafe { serving::need_of(runner) }
+            // Y3: claimed by a worker of the task's pool and unfinished,
+            // with the packet's lock held: the runner is inside the task.
+            serving::need_of(&self.registry, runner)
         }?;
         serving::help_with(worker, need)
     }

@@ -384,26 +384,10 @@ impl WorkerThread {
             && !self.registry.mailboxes.has_mail(self.index)
     }
 
-    /// Y3: the need of the worker whose claim word (runner id) is `runner`.
-    ///
-    /// # Safety
-    ///
-    /// `runner` is the address of a live `WorkerThread`.
-    pub(crate) unsafe fn need_of_runner<'a>(runner: usize) -> &'a crate::pool::kernel::serving::NeedCell {
-        let worker = std::ptr::with_exposed_provenance::<WorkerThread>(runner);
-        // SAFETY: the caller's promise; only the fields that never change
-        // after `new` are read, and the registry outlives its workers.
-        unsafe {
-            let registry: *const Registry = &*(*worker).registry;
-            &(*registry).needs[(*worker).index]
-        }
-    }
-
     /// This worker as a task's claim names its runner (H3, H5): its
     /// address, unique among live threads.
     pub(crate) fn runner_id(&self) -> usize {
-        // Exposed: Y3 turns a runner word back into this worker.
-        (self as *const WorkerThread).expose_provenance()
+        self as *const WorkerThread as usize
     }
 
     /// H4: a permit to run an awaited task in place, on top of the
