@@ -172,6 +172,10 @@ const CONFIGS: &[&str] = &["default", "mbt0", "mbt1"];
 /// H5's panic message, as `JoinHandle::join` words it.
 const CYCLE_MESSAGE: &str = "a cycle that can never end";
 
+/// The stall detector's panic message (Z1-Z4), as `JoinHandle::join`
+/// words it.
+const STALL_MESSAGE: &str = "JoinHandle::join can never return";
+
 /// Exit code of a child whose value was wrong.
 const WRONG: i32 = 3;
 
@@ -249,6 +253,7 @@ enum Outcome {
     Hung,
     Aborted,
     PanickedCycle,
+    Stalled,
     PanickedOther,
 }
 
@@ -258,6 +263,7 @@ const OUTCOMES: &[(Outcome, &str)] = &[
     (Outcome::Hung, "hung"),
     (Outcome::Aborted, "aborted"),
     (Outcome::PanickedCycle, "H5 cycle"),
+    (Outcome::Stalled, "stall report"),
     (Outcome::PanickedOther, "panic other"),
 ];
 
@@ -287,6 +293,11 @@ fn classify(status: Option<ExitStatus>, stderr: &str) -> Outcome {
     }
     if status.code() == Some(WRONG) {
         return Outcome::Wrong;
+    }
+    // A run that ended after the stall detector's report (a hang after
+    // one counts as hung, above).
+    if stderr.contains(STALL_MESSAGE) {
+        return Outcome::Stalled;
     }
     Outcome::PanickedOther
 }

@@ -173,6 +173,16 @@ macro_rules! bug {
     ("waiter_unserved") => {
         cfg!(stealpool_bug = "waiter_unserved")
     };
+    // pool/kernel/stall.rs
+    ("stall_unchecked") => {
+        cfg!(stealpool_bug = "stall_unchecked")
+    };
+    ("stall_released_ignored") => {
+        cfg!(stealpool_bug = "stall_released_ignored")
+    };
+    ("stall_awaits_ignored") => {
+        cfg!(stealpool_bug = "stall_awaits_ignored")
+    };
     // pool/api/handle/mod.rs
     ("need_unread") => {
         cfg!(stealpool_bug = "need_unread")

@@ -227,6 +227,12 @@ impl LockLatch {
         }
     }
 
+    /// Whether the latch is set (Z3: the stall detector's look, under its
+    /// table's lock).
+    pub(crate) fn is_set(&self) -> bool {
+        *self.is_set.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Blocks until the latch is set.
     pub(crate) fn wait(&self) {
         let mut is_set = self.is_set.lock().unwrap_or_else(|e| e.into_inner());

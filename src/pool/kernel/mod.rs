@@ -21,6 +21,7 @@ pub(crate) mod scope;
 pub(crate) mod serving;
 pub(crate) mod sleep;
 pub(crate) mod spares;
+pub(crate) mod stall;
 pub(crate) mod stats;
 pub(crate) mod task_count;
 pub(crate) mod thread_hooks;

@@ -9,6 +9,7 @@ use super::job::HeapJob;
 use super::ordering::{RELAXED, SLOT_MARK_RMW, TERMINATE_STORE};
 use super::serving::{Lender, NeedCell};
 use super::sleep::Sleep;
+use super::stall::{self, StallDomain};
 use super::stats::{self, Event, Stats, WorkerCounters};
 use super::task_count::TaskCount;
 use super::thread_hooks::{ThreadHandler, ThreadHooks};
@@ -21,7 +22,7 @@ use crate::pool::placement::topology::{Distance, Placement, Topology};
 use crate::pool::queues::injector::SubmitQueues;
 use crate::pool::queues::priority::{Priority, PriorityQueues, SLOTS};
 use crate::sync::flags::bug;
-use crate::sync::{AtomicBool, AtomicI64, AtomicUsize, Mutex};
+use crate::sync::{Arc, AtomicBool, AtomicI64, AtomicUsize, Mutex};
 use crossbeam_utils::CachePadded;
 use std::any::Any;
 use std::io::Write;
@@ -86,6 +87,8 @@ pub(crate) struct Registry {
     /// Y4: the workers of other pools waiting for work of this one with
     /// no spare standing in: their pool and slot.
     pub(crate) lenders: Mutex<Vec<Lender>>,
+    /// Z1: the table of parked waits this pool shares with the others.
+    pub(crate) stalls: Arc<StallDomain>,
 }
 
 impl Registry {
@@ -127,6 +130,7 @@ impl Registry {
             mailboxes: Mailboxes::new(slots),
             needs: (0..slots).map(|_| NeedCell::default()).collect(),
             lenders: Mutex::new(Vec::new()),
+            stalls: stall::domain(),
         }
     }
 

@@ -127,6 +127,11 @@ impl Spares {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// How many spare slots the pool has (`max_blocking_threads`).
+    pub(crate) fn slot_count(&self) -> usize {
+        self.slots
+    }
+
     pub(crate) fn counts(&self) -> SpareCounts {
         self.lock().counts
     }

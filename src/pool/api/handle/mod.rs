@@ -15,6 +15,7 @@ use crate::pool::kernel::job::drop_payload;
 use crate::pool::kernel::latch::{CrossPoolLatch, Latch, LockLatch};
 use crate::pool::kernel::registry::Registry;
 use crate::pool::kernel::serving::{self, Awaited, TaskRef, Waiting};
+use crate::pool::kernel::stall::{self, Released};
 use crate::pool::kernel::worker::WorkerThread;
 use crate::pool::queues::priority::Priority;
 use crate::sync::{Arc, Mutex, MutexGuard, UnsafeCell};
@@ -375,7 +376,16 @@ impl<R: Send> JoinHandle<R> {
     /// result was handed out then. If the task is running beneath this call
     /// on the same thread (it waits, directly or not, for the code that
     /// joins it: a cycle), with a message that says so, rather than
-    /// waiting forever.
+    /// waiting forever. On a worker, if parking would complete a *stall*:
+    /// every thread of this pool, and of every pool their waits depend
+    /// on, is parked in a `JoinHandle::join` whose task is queued or runs
+    /// beneath such a wait, so none of them could ever return (a cycle of
+    /// handles across threads, or more waits at once than
+    /// [`Builder::max_blocking_threads`](crate::Builder::max_blocking_threads)
+    /// lets spares stand in for). The message names the pools, their
+    /// limits and what they wait on. Waits the pool cannot see (a channel,
+    /// a lock, a `join` half, a scope) are never part of a stall, so a
+    /// program blocked in them is not reported.
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::new(1);
@@ -424,6 +434,7 @@ impl<R: Send> JoinHandle<R> {
                 }
             }
             let latch = LockLatch::new();
+            let mut stalled = None;
             // H2, H4: on a worker, a spare stands in while this thread
             // blocks (outside every pool, `block_in_place` just calls the
             // closure).
@@ -432,9 +443,27 @@ impl<R: Send> JoinHandle<R> {
                     // Y3: a need of the runner's (a task of another pool)
                     // becomes this wait's, for the waits on this one.
                     let _adopted = worker.and_then(|worker| self.help_runner(worker));
+                    // Z1: a worker's wait is recorded while it parks; the
+                    // park that would complete a stall is not made.
+                    let parked = match worker.map(|worker| {
+                        stall::park(worker, self.awaited(None), Released::Lock(&raw const latch))
+                    }) {
+                        Some(Err(stall)) => {
+                            stalled = Some(stall);
+                            return;
+                        }
+                        Some(Ok(parked)) => Some(parked),
+                        None => None,
+                    };
                     latch.wait();
+                    // Z4: let go by the detector, the wait ends here.
+                    stalled = parked.and_then(stall::Parked::finish);
                 }
             });
+            if let Some(stall) = stalled {
+                self.unregister();
+                panic!("{stall}");
+            }
             // Without `wake_on_ready` only the result sets the latch (or
             // was there already): no second look under the lock.
             if !wake_on_ready || self.is_finished() {
@@ -460,12 +489,17 @@ impl<R: Send> JoinHandle<R> {
         let blocked = Blocked::enter(worker);
         // Y4: with no spare standing in, this thread is lent to the tasks
         // the other pool's threads need of its own.
-        let _lent = (!blocked.stood_in).then(|| serving::lend(worker, &self.registry));
+        let lent = (!blocked.stood_in).then(|| serving::lend(worker, &self.registry));
         let waiting = Waiting::here(worker, true);
         let latch = CrossPoolLatch::new(worker.registry_arc(), worker.index());
         if self.register(Waiter::OtherPool(&raw const latch, &raw const waiting), false) {
             let _helped = self.help_runner(worker);
-            worker.wait_serving_mail(&latch.core);
+            // Z1: watched by the stall detector while it parks.
+            let lent_to = lent.as_ref().map(|_| &*self.registry);
+            if let Err(stall) = worker.wait_serving_mail_watched(&latch, self.awaited(lent_to)) {
+                self.unregister();
+                panic!("{stall}");
+            }
         }
         drop(blocked);
         self.take_result()
@@ -545,6 +579,42 @@ impl<R: Send> JoinHandle<R> {
             );
         }
         false
+    }
+
+    /// Z1: the pool whose threads alone can finish the task: its own,
+    /// once it can run (a submitted task always; a continuation once its
+    /// inputs are there, K4); `None` while a continuation's inputs may
+    /// still run anywhere.
+    fn awaited_pool(&self) -> Option<&Registry> {
+        self.packet().lock().ready.then_some(&*self.registry)
+    }
+
+    /// Z1: the task as the stall detector reads it, for a waiter lending
+    /// itself to `lent_to` (Y4).
+    fn awaited(&self, lent_to: Option<&Registry>) -> stall::Awaited {
+        /// The runner id of the claim at `claim` (H3).
+        ///
+        /// # Safety
+        ///
+        /// `claim` is a live `Claim`.
+        unsafe fn runner_of(claim: *const ()) -> usize {
+            // SAFETY: the caller's promise.
+            unsafe { &*claim.cast::<Claim>() }.runner()
+        }
+        stall::Awaited {
+            pool: self
+                .awaited_pool()
+                .map_or(std::ptr::null(), |pool| pool as *const Registry),
+            claim: self.claim.as_ptr().cast_const().cast(),
+            runner_of,
+            lent_to: lent_to.map_or(std::ptr::null(), |pool| pool as *const Registry),
+        }
+    }
+
+    /// Z1: a wait that ends without the result takes its latch back, under
+    /// the mutex the setter holds while it uses it (H1).
+    fn unregister(&self) {
+        self.packet().lock().waiter = Waiter::None;
     }
 
     /// The result, once the task has finished; unregisters the waiter.

@@ -66,6 +66,14 @@ impl Sleep {
         true
     }
 
+    /// Z2: the threads that may still run a job (X2), read under the
+    /// accounts lock, where every change to it is made.
+    pub(crate) fn members_exact(&self) -> usize {
+        let _accounts = self.accounts();
+        // X2: relaxed, under the accounts lock.
+        self.members.load(RELAXED)
+    }
+
     /// W1, W2: a thread of the pool enters `block_in_place`. Returns
     /// whether a spare is to come in: fewer spares hold a slot than threads
     /// block, fewer than `slots`, and a member remains (the caller is

@@ -6,14 +6,28 @@ use super::{WorkerThread, IDLE_ROUNDS, SPIN_ROUNDS, WAIT_ROUNDS};
 use crate::lockfree::JobRef;
 use crate::lockfree::Steal;
 use crate::pool::kernel::latch::CoreLatch;
+use crate::pool::kernel::latch::CrossPoolLatch;
 use crate::pool::kernel::ordering::MARK_LOAD;
 use crate::pool::kernel::probes;
 use crate::pool::kernel::scope::scope_of;
 use crate::pool::kernel::sleep::Wake;
 use crate::pool::kernel::spares::Blocked;
+use crate::pool::kernel::stall::{self, Awaited, Parked, Released, Stall};
 use crate::pool::kernel::stats::Event;
 use crate::sync::flags::bug;
 use crate::sync::{spin_loop, thread};
+
+/// A wait the stall detector watches (Z1): a handle's, on another pool's
+/// task, with the latch it parks on.
+#[derive(Clone, Copy)]
+pub(super) struct Watched(Awaited, *const CrossPoolLatch);
+
+/// The result of a wait no detector watches, which cannot report a stall.
+fn unwatched(result: Result<(), Stall>) {
+    if result.is_err() {
+        unreachable!("an unwatched wait reports no stall");
+    }
+}
 
 impl WorkerThread {
     /// H6: waits for the `join` half whose latch is `latch`, which another
@@ -27,7 +41,7 @@ impl WorkerThread {
             // replaces.
             return self.wait_until(latch);
         }
-        self.wait_helping(latch, || self.take_beneath(latch));
+        unwatched(self.wait_helping(latch, || self.take_beneath(latch), None));
     }
 
     /// H7: waits for the scope at `scope` to finish (`latch`). Meanwhile
@@ -37,7 +51,7 @@ impl WorkerThread {
         if bug!("join_wait_runs_any") {
             return self.wait_until(latch);
         }
-        self.wait_helping(latch, || self.take_scope_task(scope));
+        unwatched(self.wait_helping(latch, || self.take_scope_task(scope), None));
     }
 
     /// U2, Y1: waits for `latch` (the caller holds its `Blocked`, with a
@@ -45,14 +59,30 @@ impl WorkerThread {
     /// worker alone, and parking between them: a cross-pool `install` or
     /// handle.
     pub(crate) fn wait_serving_mail(&self, latch: &CoreLatch) {
-        self.wait_helping(latch, || None);
+        unwatched(self.wait_helping(latch, || None, None));
+    }
+
+    /// As `wait_serving_mail`, for a handle's wait, which the stall
+    /// detector watches (Z1): `Err` if the wait can never end (Z2, Z4),
+    /// and it ends without its result.
+    pub(crate) fn wait_serving_mail_watched(
+        &self,
+        latch: &CrossPoolLatch,
+        awaited: Awaited,
+    ) -> Result<(), Stall> {
+        self.wait_helping(&latch.core, || None, Some(Watched(awaited, latch)))
     }
 
     /// Runs what `take` finds until `latch` is set; when it finds nothing,
     /// backs off as an idle search does, then parks (H6, H7).
     // Under the model checkers `WAIT_ROUNDS` is 0, and the test never holds.
     #[allow(clippy::absurd_extreme_comparisons)]
-    pub(super) fn wait_helping(&self, latch: &CoreLatch, take: impl Fn() -> Option<JobRef>) {
+    pub(super) fn wait_helping(
+        &self,
+        latch: &CoreLatch,
+        take: impl Fn() -> Option<JobRef>,
+        watched: Option<Watched>,
+    ) -> Result<(), Stall> {
         let mut round = 0;
         while !latch.probe() {
             // U2: a job posted to this worker alone runs here too, on top
@@ -81,10 +111,23 @@ impl WorkerThread {
                 probes::WAITS_PARKED.hit();
                 let blocked = Blocked::enter(self);
                 let has_mail = || !bug!("wait_ignores_mail") && self.has_mail();
+                // Z1: recorded while parked; the park that would complete
+                // a stall is not made.
+                let parked = match watched {
+                    Some(Watched(awaited, cross)) => {
+                        Some(stall::park(self, awaited, Released::Mail(cross, self.index))?)
+                    }
+                    None => None,
+                };
                 self.registry.sleep.park(self.index, latch, has_mail);
+                // Z4: let go by the detector, the wait ends here.
+                if let Some(stall) = parked.and_then(Parked::finish) {
+                    return Err(stall);
+                }
                 drop(blocked);
             }
         }
+        Ok(())
     }
 
     /// H6: a half forked beneath the one whose latch is `latch`: from the
