@@ -887,3 +887,121 @@ fn continuation_joined_in_place() {
         drop(here);
     });
 }
+
+/// Z1-Z4: whether a caught panic is the stall detector's report.
+fn is_stall_report(payload: &(dyn std::any::Any + Send)) -> bool {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied());
+    text.is_some_and(|text| text.contains("can never return"))
+}
+
+/// Keeps the detector's reports, caught by the models, off the log: one
+/// message per execution otherwise.
+fn quiet_stall_reports() {
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !is_stall_report(info.payload()) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Joins `handle`, counting in `reports` a stall report, which it turns
+/// into the value 0; the other task's report reaches it as `Ok(0)`.
+fn join_counting_reports(handle: stealpool::JoinHandle<u32>, reports: &AtomicUsize) -> u32 {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle.join())) {
+        Ok(Ok(value)) => value + 1,
+        Ok(Err(_)) => panic!("the joined task panicked with something else than a report"),
+        Err(payload) => {
+            assert!(
+                is_stall_report(&*payload),
+                "join panicked, and not with a stall report"
+            );
+            reports.fetch_add(1, Ordering::SeqCst);
+            0
+        }
+    }
+}
+
+/// A pool of one worker and no spare slot.
+fn one_worker_no_spare() -> ThreadPool {
+    ThreadPool::builder()
+        .num_threads(1)
+        .max_blocking_threads(0)
+        .build()
+        .expect("a pool builds")
+}
+
+// Preemption bound 2, floor 30000 (65390 executions observed; bound 1: 1628).
+//
+// Z1-Z4: a cycle of handles across two one-worker pools with no spare:
+// `y` (on `b`) waits until it gets `x`'s handle, then joins it; `x` (on
+// `a`) joins `y`. Whichever parks second finds both waits blocked (each
+// task claimed by the other's waiting thread) and is reported; the other
+// then gets its value. Exactly one report in every execution; none
+// (`stall_unchecked`) deadlocks here.
+#[test]
+fn stall_reported_for_a_cycle() {
+    quiet_stall_reports();
+    explore_bounds("stall_reported_for_a_cycle", (2, 30_000), (1, 800), || {
+        let a = one_worker_no_spare();
+        let b = one_worker_no_spare();
+        let reports = Arc::new(AtomicUsize::new(0));
+        let slot: Arc<loom::sync::Mutex<Option<stealpool::JoinHandle<u32>>>> =
+            Arc::new(loom::sync::Mutex::new(None));
+        let (slot_y, reports_y) = (slot.clone(), reports.clone());
+        let y = b.submit(move || {
+            let x = loop {
+                if let Some(x) = slot_y.lock().unwrap().take() {
+                    break x;
+                }
+                loom::thread::yield_now();
+            };
+            join_counting_reports(x, &reports_y)
+        });
+        let reports_x = reports.clone();
+        let x = a.submit(move || join_counting_reports(y, &reports_x));
+        *slot.lock().unwrap() = Some(x);
+        drop(a);
+        drop(b);
+        assert_eq!(
+            reports.load(Ordering::SeqCst),
+            1,
+            "a cycle of handles reported other than once"
+        );
+    });
+}
+
+// Preemption bound 2, floor 80000 (159909 executions observed; bound 1: 2433).
+//
+// Z2, Z3: no report while a wait can still end. `x` (on `a`) joins `z`
+// (on `b`); `w` (on `b`) joins `v` (on `a`, queued behind `x`); one
+// worker per pool and no spare, nothing cyclic. When `b`'s worker parks in `w`, `a`'s worker may
+// still be parked in `x` with `z` done and its latch set: that record is
+// released, not blocked (`stall_released_ignored` reports it, and `w`,
+// here). A detector that looks only at the waiter's own pool
+// (`stall_awaits_ignored`) reports `x` while `b` runs `z`.
+#[test]
+fn stall_not_reported_while_a_wait_can_end() {
+    explore_bounds(
+        "stall_not_reported_while_a_wait_can_end",
+        (2, 80_000),
+        (1, 1200),
+        || {
+            let a = one_worker_no_spare();
+            let b = one_worker_no_spare();
+            let z = b.submit(|| 1);
+            let x = a.submit(move || z.join().unwrap());
+            let v = a.submit(|| 2);
+            let w = b.submit(move || v.join().unwrap());
+            assert_eq!((x.join().unwrap(), w.join().unwrap()), (1, 2));
+            drop(b);
+            drop(a);
+        },
+    );
+}

@@ -91,6 +91,9 @@ list_mutants() {
     printf 'wait_ignores_mail\tloom_pool\tbug\tE2\ta waiting worker runs the jobs posted to it\tit leaves them for after the wait\n'
     printf 'wait_not_in_place\tloom_pool\tbug\tH4\tan unstarted awaited task runs in place\tthe waiter always parks\n'
     printf 'need_unread\tloom_pool\tbug\tY3\ta waiter that registers reads the need of its task'"'"'s runner\tit does not\n'
+    printf 'stall_unchecked\tloom_pool\tbug\tZ1\ta handle join that can never return is reported\tit parks\n'
+    printf 'stall_awaits_ignored\tloom_pool\tbug\tZ2\ta wait is blocked only if what it awaits cannot run\tif every thread of its own pool waits\n'
+    printf 'stall_released_ignored\tloom_pool\tbug\tZ3\ta wait whose latch is set or that has mail is not blocked\tit still counts\n'
     printf 'waiter_unserved\tloom_pool\tbug\tY1\twork a cross-pool waiter awaits hands it the jobs it needs of its pool\tthey are queued as any job\n'
 }
 
@@ -121,11 +124,14 @@ row() {
     # A model that deadlocks makes loom abort the test binary (no FAILED
     # line): that is a caught mutant too, as is a causality error, and a
     # panic the pool's abort-on-unwind guard stopped (the model's check
-    # fired inside a job).
-    if [ -z "$failed" ] && grep -qE 'deadlock;|Causality violation|a panic escaped a job' "$log"; then
+    # fired inside a job), and a model whose failure loom's teardown turned
+    # into an abort.
+    if [ -z "$failed" ] && grep -qE 'deadlock;|Causality violation|a panic escaped a job|panicked at model/loom/|panic in a destructor during cleanup' "$log"; then
         failed=$(grep -oE 'model [a-z_0-9]+: exploring' "$log" | tail -n1 | awk '{print $2}' | tr -d :)
         failed=${failed:-aborted}
         assertion=$(grep -m1 -oE 'deadlock; threads = .{0,60}|Causality violation.{0,60}' "$log" | tr '|' '/')
+        # A model's own check, failed in its closure before loom aborted.
+        [ -n "$assertion" ] || assertion=$(grep -A1 -m1 'panicked at model/loom/' "$log" | tail -n1 | cut -c1-90 | tr '|' '/')
         [ -n "$assertion" ] || assertion=$(grep -A1 -m1 'panicked at' "$log" | tail -n1 | cut -c1-90 | tr '|' '/')
     fi
     # What loom's own message hides: a read of a cell whose object loom

@@ -386,15 +386,19 @@ SMOKE_MUTANTS="stale_buffer relaxed_buffer_publish producer_fence local_push_unf
 # And the newest rule of the waits, a cross-pool waiter served the jobs
 # its awaited work needs (Y1), through the cross-pool models alone (31 s).
 SMOKE_POOL_MUTANTS="waiter_unserved"
+# And the stall detector's two ways to report a wait that can still end
+# (Z2, Z3), through the model that must see no report.
+SMOKE_STALL_MUTANTS="stall_awaits_ignored stall_released_ignored"
 step_mutants_smoke() {
     # Each run of mutants.sh writes target/mutants/table.md anew: each
     # set is checked right after its run.
-    run mutants_smoke 1800 "mutants caught: ${SMOKE_MUTANTS// /, }, $SMOKE_POOL_MUTANTS" "loom on mutants" -- bash -c "
+    run mutants_smoke 1800 "mutants caught: ${SMOKE_MUTANTS// /, }, $SMOKE_POOL_MUTANTS, ${SMOKE_STALL_MUTANTS// /, }" "loom on mutants" -- bash -c "
         caught() { for m in \"\$@\"; do
             grep -F \"\\\`\$m\\\`\" target/mutants/table.md | grep -qF '**caught**' || { echo \"not caught: \$m\"; exit 1; }
         done; }
         model/scripts/mutants.sh $SMOKE_MUTANTS && caught $SMOKE_MUTANTS &&
-        MUTANT_MODELS=cross_pool model/scripts/mutants.sh $SMOKE_POOL_MUTANTS && caught $SMOKE_POOL_MUTANTS"
+        MUTANT_MODELS=cross_pool model/scripts/mutants.sh $SMOKE_POOL_MUTANTS && caught $SMOKE_POOL_MUTANTS &&
+        MUTANT_MODELS=stall_not model/scripts/mutants.sh $SMOKE_STALL_MUTANTS && caught $SMOKE_STALL_MUTANTS"
 }
 
 STEPS=("$@")

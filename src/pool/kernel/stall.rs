@@ -203,7 +203,7 @@ pub(crate) fn domain() -> Arc<StallDomain> {
 #[cfg(any(feature = "loom", feature = "shuttle"))]
 pub(crate) fn domain() -> Arc<StallDomain> {
     crate::sync::thread_local! {
-        static DOMAIN: std::cell::OnceCell<Arc<StallDomain>> = const { std::cell::OnceCell::new() };
+        static DOMAIN: std::cell::OnceCell<Arc<StallDomain>> = std::cell::OnceCell::new();
     }
     DOMAIN.with(|domain| Arc::clone(domain.get_or_init(|| Arc::new(StallDomain::new()))))
 }
