@@ -1350,3 +1350,131 @@ fn free_functions_use_a_pool_per_thread_of_the_execution() {
         EXECUTIONS.load(StdOrdering::SeqCst)
     );
 }
+
+/// Z1-Z4: whether a caught panic is the stall detector's report.
+fn is_stall_report(payload: &(dyn Any + Send)) -> bool {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied());
+    text.is_some_and(|text| text.contains("can never return"))
+}
+
+/// Keeps the reports the models cause and catch off the log.
+fn quiet_stall_reports() {
+    static QUIET: Once = Once::new();
+    QUIET.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !is_stall_report(info.payload()) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// A pool of one worker and no spare slot.
+fn one_worker_no_spare() -> ThreadPool {
+    ThreadPool::builder()
+        .num_threads(1)
+        .max_blocking_threads(0)
+        .build()
+        .expect("a pool builds")
+}
+
+// 3000 random + 3000 PCT (depth 3) iterations each, floor 1500.
+//
+// The stall detector (Z1-Z4) at the sizes loom cannot reach:
+//
+// 1. a cycle of handles across two one-worker pools with no spare (`y`
+//    waits for `x`'s handle, then joins it; `x` joins `y`): reported
+//    exactly once, whatever the schedule;
+// 2. a pipeline of 12 stages alternating between two pools of one worker
+//    and one spare slot, each stage joining the one before and passing
+//    its panic on: it finishes with the right value, or ends with the
+//    report; never a deadlock, which shuttle would report (and does, with
+//    `stall_unchecked`: the pools start stages out of order, and a stage
+//    run in place on top of a wait can be the one a thread beneath it
+//    waits for). Some schedules must end with the report (counted over the
+//    iterations: about 1 in 6), or the model does not reach a stall.
+#[test]
+fn stall_detector() {
+    quiet_stall_reports();
+    check("stall_cycle_of_two_pools", 3000, 3, || {
+        let a = one_worker_no_spare();
+        let b = one_worker_no_spare();
+        let reports = Arc::new(AtomicUsize::new(0));
+        let slot = Arc::new(shuttle::sync::Mutex::new(None::<stealpool::JoinHandle<u32>>));
+        let join_counting =
+            |handle: stealpool::JoinHandle<u32>, reports: &AtomicUsize| match panic::catch_unwind(
+                AssertUnwindSafe(|| handle.join()),
+            ) {
+                Ok(Ok(value)) => value + 1,
+                Ok(Err(_)) => panic!("the joined task panicked with something else than a report"),
+                Err(payload) => {
+                    assert!(is_stall_report(&*payload), "join panicked, and not with a report");
+                    reports.fetch_add(1, Ordering::SeqCst);
+                    0
+                }
+            };
+        let (slot_y, reports_y) = (slot.clone(), reports.clone());
+        let y = b.submit(move || {
+            let x = loop {
+                if let Some(x) = slot_y.lock().unwrap().take() {
+                    break x;
+                }
+                shuttle::thread::yield_now();
+            };
+            join_counting(x, &reports_y)
+        });
+        let reports_x = reports.clone();
+        let x = a.submit(move || join_counting(y, &reports_x));
+        *slot.lock().unwrap() = Some(x);
+        drop(a);
+        drop(b);
+        assert_eq!(
+            reports.load(Ordering::SeqCst),
+            1,
+            "a cycle reported other than once"
+        );
+    });
+    const SPARES: usize = 1;
+    const STAGES: usize = 12;
+    static PIPELINE_REPORTS: StdAtomicUsize = StdAtomicUsize::new(0);
+    check("stall_pipeline_ends", 3000, 3, || {
+        let pool = || {
+            ThreadPool::builder()
+                .num_threads(1)
+                .max_blocking_threads(SPARES)
+                .build()
+                .expect("a pool builds")
+        };
+        let pools = Arc::new([pool(), pool()]);
+        let mut previous = pools[0].submit(|| 0u32);
+        for stage in 1..STAGES {
+            let before = previous;
+            previous = pools[stage % 2].submit(move || match before.join() {
+                Ok(value) => value + 1,
+                Err(payload) => panic::resume_unwind(payload),
+            });
+        }
+        match previous.join() {
+            Ok(value) => assert_eq!(value, STAGES as u32 - 1),
+            Err(payload) => {
+                assert!(
+                    is_stall_report(&*payload),
+                    "the pipeline ended with another panic"
+                );
+                PIPELINE_REPORTS.fetch_add(1, StdOrdering::Relaxed);
+            }
+        }
+    });
+    let reports = PIPELINE_REPORTS.load(StdOrdering::Relaxed);
+    progress::line(format_args!(
+        "stall_pipeline_ends: {reports} iterations ended with the report"
+    ));
+    assert!(
+        reports > 0,
+        "no schedule of the pipeline stalled: the model misses the detector"
+    );
+}
