@@ -103,13 +103,15 @@ const ALLOWED_CYCLES: &[(&[&str], &str)] = &[
             "src/pool/kernel/serving.rs",
             "src/pool/kernel/sleep/mod.rs",
             "src/pool/kernel/spares.rs",
+            "src/pool/kernel/stall.rs",
             "src/pool/kernel/stats.rs",
             "src/pool/kernel/worker/mod.rs",
         ],
         "the kernel's shared state and its threads: a worker holds its registry, the registry \
          starts, counts and wakes workers and spares, latches wake through the registry's sleep \
          state and jobs set latches (as in rayon-core, registry <-> worker); the registry holds \
-         per slot what a waiting worker needs run, which serving.rs reads and posts to workers",
+         per slot what a waiting worker needs run, which serving.rs reads and posts to workers; \
+         it holds the stall table, which a parking wait writes and reads through its registry",
     ),
     (
         &[

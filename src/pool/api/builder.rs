@@ -295,7 +295,12 @@ impl<S> Builder<S> {
     /// workers look only at the slots spares have held, so a pool that
     /// never blocks pays nothing more for them. With every slot taken, a
     /// worker entering `block_in_place` simply blocks, as it would without
-    /// it.
+    /// it. Past the limit, waits that park a thread each can use up every
+    /// thread: a [`JoinHandle::join`](crate::JoinHandle::join) that then
+    /// could never return panics with a report naming the pools and this
+    /// limit instead of parking forever (see its "Panics"). Waits the pool
+    /// cannot see through (a `join` half, a scope, a continuation whose
+    /// inputs are not there yet) are not reported, and may still hang.
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::builder()

@@ -98,11 +98,17 @@ use std::fmt;
 /// one waits for that pool. So pools with no spares may still call into
 /// each other. A `JoinHandle::join` that finds its task running beneath
 /// it on its own thread panics with a message rather than wait forever: a
-/// cycle of the program's waits, or of waits and the pools' limits. Past
-/// the limit a program can still stop with every thread parked (a wait
-/// that needs a pool only through a continuation, `wait_all`, or a job
-/// queued behind a busy thread), and nothing reports it yet: a pool
-/// whose tasks wait on other pools should have spares.
+/// cycle of the program's waits, or of waits and the pools' limits. So
+/// does one that would park while its task can never finish: it runs
+/// beneath, or is queued behind, handle joins that all wait on one
+/// another, with every thread that could run it parked in one (a cycle
+/// of handles across threads or pools, or more such waits at once than
+/// the limit lets spares stand in for); the message names the pools, their
+/// limits and what they wait on. Past the limit a program can still stop
+/// unreported with every thread parked in a wait the pool cannot see
+/// through (a `join` half, a scope, an `install` from another pool, a
+/// continuation whose inputs are not there yet, `wait_all`): a pool whose
+/// tasks wait on other pools should have spares.
 ///
 /// What the pool cannot see, it cannot help with: a task that blocks on a
 /// plain `Mutex`, a channel or I/O blocks its worker, and if what it waits

@@ -13,8 +13,8 @@
 //! its pool waits in the set. Nothing can end such a wait: the threads
 //! that could are all parked in the set, and no other thread runs the
 //! tasks of their pools. The wait that finds itself blocked does not park
-//! and returns [`Stall`]; `join` panics with its message. One that finds
-//! only others blocked lets the newest of them go (Z4).
+//! and returns [`Stall`]; `join` panics with its message. A blocked set
+//! forms only as a wait parks, and holds that wait (Z4).
 //!
 //! Nothing on the hot path takes part: a latch's setter never looks at
 //! the table. A record whose latch is set, or whose mailbox holds a job,
@@ -24,7 +24,7 @@
 //! lock) leave their thread unrecorded, and their tasks' pools unknown: it
 //! reports only what it can prove, and such a program may still hang.
 
-use super::latch::{CrossPoolLatch, Latch, LockLatch};
+use super::latch::{CrossPoolLatch, LockLatch};
 use super::registry::Registry;
 use super::worker::WorkerThread;
 use crate::sync::flags::bug;
@@ -77,12 +77,9 @@ struct Record {
     runner: usize,
     awaited: Awaited,
     released: Released,
-    /// Z4: set when the detector let this wait go, with what it saw.
-    failed: Option<Stall>,
 }
 
-/// How to tell a parked wait has been let go (Z3), and how to let it go
-/// (Z4).
+/// How to tell a parked wait has been let go (Z3).
 #[derive(Clone, Copy)]
 pub(crate) enum Released {
     /// A wait on a `LockLatch` of the waiter's frame.
@@ -103,19 +100,6 @@ impl Record {
             match self.released {
                 Released::Lock(latch) => (*latch).is_set(),
                 Released::Mail(latch, slot) => (*latch).core.probe() || (*self.pool).mailboxes.has_mail(slot),
-            }
-        }
-    }
-
-    /// Z4: wakes the waiter, whose record says it failed.
-    fn let_go(&self) {
-        // SAFETY: as in `is_released`; a latch may be set twice (its task
-        // may finish later), and its waiter takes it back under the
-        // packet's lock before it goes (H1).
-        unsafe {
-            match self.released {
-                Released::Lock(latch) => Latch::set(latch),
-                Released::Mail(latch, _) => Latch::set(latch),
             }
         }
     }
@@ -208,45 +192,27 @@ pub(crate) fn domain() -> Arc<StallDomain> {
     DOMAIN.with(|domain| Arc::clone(domain.get_or_init(|| Arc::new(StallDomain::new()))))
 }
 
-/// A recorded wait (Z1); `finish` (or a drop, on every way out) removes
-/// the record after the park.
+/// A recorded wait (Z1); dropping it removes the record, after the park
+/// (on every way out).
 pub(crate) struct Parked<'a> {
     domain: &'a StallDomain,
     id: u64,
 }
 
-impl Parked<'_> {
-    /// Removes the record; `Some` if the detector let the wait go (Z4):
-    /// it must end without its result.
-    pub(crate) fn finish(self) -> Option<Stall> {
-        let this = std::mem::ManuallyDrop::new(self);
-        this.remove()
-    }
-
-    fn remove(&self) -> Option<Stall> {
-        let mut table = self.domain.lock();
-        let at = table.records.iter().position(|record| record.id == self.id)?;
-        let failed = table.records.swap_remove(at).failed;
-        if failed.is_some() {
-            // Z4: one blocked wait is let go at a time; the next, if any
-            // blocked set is left, as this one leaves.
-            let_one_go(&mut table);
-        }
-        failed
-    }
-}
-
 impl Drop for Parked<'_> {
     fn drop(&mut self) {
-        drop(self.remove());
+        let mut table = self.domain.lock();
+        if let Some(at) = table.records.iter().position(|record| record.id == self.id) {
+            table.records.swap_remove(at);
+        }
     }
 }
 
 /// Z1: `worker`, waiting for `awaited` and let go through `released`
 /// (not released yet, as far as it looked), is about to park. Records the
-/// wait, then (Z2) looks for waits that can never end: `Err` if this one
-/// is among them, and it must not park; if only others are, one of them
-/// is let go (Z4), and this one parks.
+/// wait, then (Z2) computes the blocked waits: `Err` if this one is among
+/// them, and it must not park. Z4: a blocked set forms only as a wait
+/// parks, with that wait in it, so no other is ever found blocked here.
 pub(crate) fn park<'a>(
     worker: &'a WorkerThread,
     awaited: Awaited,
@@ -262,7 +228,6 @@ pub(crate) fn park<'a>(
         runner: worker.runner_id(),
         awaited,
         released,
-        failed: None,
     });
     if bug!("stall_unchecked") {
         return Ok(Parked { domain, id });
@@ -270,33 +235,11 @@ pub(crate) fn park<'a>(
     let blocked = blocked(&table.records);
     let own = table.records.len() - 1;
     if blocked[own] {
-        // Z4: this wait is the one let go; then, with its thread free,
-        // the rest is looked at again.
         let stall = report(&table.records, &blocked, own);
         table.records.swap_remove(own);
-        let_one_go(&mut table);
         return Err(stall);
     }
-    if let Some(victim) = blocked.iter().rposition(|&is| is) {
-        fail(&mut table.records, &blocked, victim);
-    }
     Ok(Parked { domain, id })
-}
-
-/// Z4: lets go one blocked wait, the newest, if there is one.
-fn let_one_go(table: &mut Table) {
-    let blocked = blocked(&table.records);
-    if let Some(victim) = blocked.iter().rposition(|&is| is) {
-        fail(&mut table.records, &blocked, victim);
-    }
-}
-
-/// Z4: marks `victim` failed and wakes it.
-fn fail(records: &mut [Record], blocked: &[bool], victim: usize) {
-    let stall = report(records, blocked, victim);
-    let record = &mut records[victim];
-    record.failed = Some(stall);
-    record.let_go();
 }
 
 /// Z2: which records are *blocked*: the largest set of unreleased waits,

@@ -12,7 +12,7 @@ use crate::pool::kernel::probes;
 use crate::pool::kernel::scope::scope_of;
 use crate::pool::kernel::sleep::Wake;
 use crate::pool::kernel::spares::Blocked;
-use crate::pool::kernel::stall::{self, Awaited, Parked, Released, Stall};
+use crate::pool::kernel::stall::{self, Awaited, Released, Stall};
 use crate::pool::kernel::stats::Event;
 use crate::sync::flags::bug;
 use crate::sync::{spin_loop, thread};
@@ -63,8 +63,8 @@ impl WorkerThread {
     }
 
     /// As `wait_serving_mail`, for a handle's wait, which the stall
-    /// detector watches (Z1): `Err` if the wait can never end (Z2, Z4),
-    /// and it ends without its result.
+    /// detector watches (Z1): `Err` if the wait can never end (Z2), and
+    /// it ends without its result.
     pub(crate) fn wait_serving_mail_watched(
         &self,
         latch: &CrossPoolLatch,
@@ -120,10 +120,7 @@ impl WorkerThread {
                     None => None,
                 };
                 self.registry.sleep.park(self.index, latch, has_mail);
-                // Z4: let go by the detector, the wait ends here.
-                if let Some(stall) = parked.and_then(Parked::finish) {
-                    return Err(stall);
-                }
+                drop(parked);
                 drop(blocked);
             }
         }
