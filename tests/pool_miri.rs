@@ -418,3 +418,44 @@ fn in_place_scope_from_outside_borrows() {
         assert_eq!(b, 1);
     }
 }
+
+/// Z1-Z4: a cycle of handles through two one-worker pools with no spare.
+/// The second wait to park finds both blocked, takes its record back,
+/// unregisters its latch and panics with the report (caught here); the
+/// first then gets its value. The records' pointers (latches, claims,
+/// registries) are read by the other pool's thread under the table's lock.
+#[test]
+fn a_cycle_of_handles_is_reported() {
+    common::quiet_expected_panics_or(|payload| {
+        common::message(payload).is_some_and(|m| m.contains("can never return"))
+    });
+    let (a, b) = (common::one_worker_no_spare(), common::one_worker_no_spare());
+    let slot = Arc::new(std::sync::Mutex::new(None::<stealpool::JoinHandle<u32>>));
+    let reports = Arc::new(AtomicUsize::new(0));
+    let join = |handle: stealpool::JoinHandle<u32>, reports: &AtomicUsize| match panic::catch_unwind(
+        AssertUnwindSafe(|| handle.join()),
+    ) {
+        Ok(Ok(value)) => value + 1,
+        Ok(Err(_)) => panic!("the other task panicked"),
+        Err(_) => {
+            reports.fetch_add(1, SeqCst);
+            0
+        }
+    };
+    let (slot_y, reports_y) = (slot.clone(), reports.clone());
+    let y = b.submit(move || {
+        let x = loop {
+            if let Some(x) = slot_y.lock().unwrap().take() {
+                break x;
+            }
+            thread::yield_now();
+        };
+        join(x, &reports_y)
+    });
+    let reports_x = reports.clone();
+    let x = a.submit(move || join(y, &reports_x));
+    *slot.lock().unwrap() = Some(x);
+    a.wait_all();
+    b.wait_all();
+    assert_eq!(reports.load(SeqCst), 1);
+}

@@ -937,7 +937,7 @@ fn one_worker_no_spare() -> ThreadPool {
         .expect("a pool builds")
 }
 
-// Preemption bound 2, floor 30000 (65390 executions observed; bound 1: 1628).
+// Preemption bound 2, floor 22000 (44288 executions observed; bound 1: 1104).
 //
 // Z1-Z4: a cycle of handles across two one-worker pools with no spare:
 // `y` (on `b`) waits until it gets `x`'s handle, then joins it; `x` (on
@@ -948,7 +948,7 @@ fn one_worker_no_spare() -> ThreadPool {
 #[test]
 fn stall_reported_for_a_cycle() {
     quiet_stall_reports();
-    explore_bounds("stall_reported_for_a_cycle", (2, 30_000), (1, 800), || {
+    explore_bounds("stall_reported_for_a_cycle", (2, 22_000), (1, 550), || {
         let a = one_worker_no_spare();
         let b = one_worker_no_spare();
         let reports = Arc::new(AtomicUsize::new(0));
