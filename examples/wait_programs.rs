@@ -192,8 +192,10 @@ use stealpool::ThreadPool;
 
 const CONFIGS: &[&str] = &["default", "mbt0", "mbt1"];
 
-/// H5's panic message, as `JoinHandle::join` words it.
-const CYCLE_MESSAGE: &str = "a cycle that can never end";
+/// H5's panic message, as `JoinHandle::join` words it (before the stall
+/// detector: "... a cycle that can never end"; since, it names the pool's
+/// limit as the other cause).
+const CYCLE_MESSAGE: &str = "beneath it on the same thread";
 
 /// The stall detector's panic message (Z1-Z4), as `JoinHandle::join`
 /// words it.

@@ -573,8 +573,10 @@ impl<R: Send> JoinHandle<R> {
         // and cannot go on until this frame returns.
         if runner == worker.runner_id() && !self.is_finished() {
             panic!(
-                "stealpool: JoinHandle::join waits for a task that runs beneath it on the same \
-                 thread and waits, directly or not, for this very call: a cycle that can never end"
+                "stealpool: JoinHandle::join can never return: its task runs beneath it on the same \
+                 thread and cannot go on until this call returns (the program's waits form a \
+                 cycle, or, past Builder::max_blocking_threads, this thread was handed the joining \
+                 task while it waited on another pool)"
             );
         }
         false
