@@ -888,28 +888,9 @@ fn continuation_joined_in_place() {
     });
 }
 
-/// Z1-Z4: whether a caught panic is the stall detector's report.
-fn is_stall_report(payload: &(dyn std::any::Any + Send)) -> bool {
-    let text = payload
-        .downcast_ref::<String>()
-        .map(String::as_str)
-        .or_else(|| payload.downcast_ref::<&str>().copied());
-    text.is_some_and(|text| text.contains("can never return"))
-}
-
-/// Keeps the detector's reports, caught by the models, off the log: one
-/// message per execution otherwise.
-fn quiet_stall_reports() {
-    static QUIET: std::sync::Once = std::sync::Once::new();
-    QUIET.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !is_stall_report(info.payload()) {
-                previous(info);
-            }
-        }));
-    });
-}
+#[path = "../support/stall_reports.rs"]
+mod stall_reports;
+use stall_reports::{is_stall_report, quiet_stall_reports};
 
 /// Joins `handle`, counting in `reports` a stall report, which it turns
 /// into the value 0; the other task's report reaches it as `Ok(0)`.

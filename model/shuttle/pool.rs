@@ -1351,27 +1351,9 @@ fn free_functions_use_a_pool_per_thread_of_the_execution() {
     );
 }
 
-/// Z1-Z4: whether a caught panic is the stall detector's report.
-fn is_stall_report(payload: &(dyn Any + Send)) -> bool {
-    let text = payload
-        .downcast_ref::<String>()
-        .map(String::as_str)
-        .or_else(|| payload.downcast_ref::<&str>().copied());
-    text.is_some_and(|text| text.contains("can never return"))
-}
-
-/// Keeps the reports the models cause and catch off the log.
-fn quiet_stall_reports() {
-    static QUIET: Once = Once::new();
-    QUIET.call_once(|| {
-        let previous = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if !is_stall_report(info.payload()) {
-                previous(info);
-            }
-        }));
-    });
-}
+#[path = "../support/stall_reports.rs"]
+mod stall_reports;
+use stall_reports::{is_stall_report, quiet_stall_reports};
 
 /// A pool of one worker and no spare slot.
 fn one_worker_no_spare() -> ThreadPool {
