@@ -1,3 +1,4 @@
+#![cfg(not(any(feature = "loom", feature = "shuttle")))]
 //! The stall detector on real threads (Z1-Z4 in `proofs/waits.md`): a
 //! `JoinHandle::join` that can never return panics with a report naming
 //! the pools, instead of parking forever; a wait that can still end is
