@@ -22,7 +22,7 @@ use crate::pool::placement::topology::{Distance, Placement, Topology};
 use crate::pool::queues::injector::SubmitQueues;
 use crate::pool::queues::priority::{Priority, PriorityQueues, SLOTS};
 use crate::sync::flags::bug;
-use crate::sync::{Arc, AtomicBool, AtomicI64, AtomicUsize, Mutex};
+use crate::sync::{AtomicBool, AtomicI64, AtomicUsize, Mutex};
 use crossbeam_utils::CachePadded;
 use std::any::Any;
 use std::io::Write;
@@ -88,7 +88,7 @@ pub(crate) struct Registry {
     /// no spare standing in: their pool and slot.
     pub(crate) lenders: Mutex<Vec<Lender>>,
     /// Z1: the table of parked waits this pool shares with the others.
-    pub(crate) stalls: Arc<StallDomain>,
+    pub(crate) stalls: std::sync::Arc<StallDomain>,
 }
 
 impl Registry {

@@ -28,9 +28,14 @@ use super::latch::{CrossPoolLatch, LockLatch};
 use super::registry::Registry;
 use super::worker::WorkerThread;
 use crate::sync::flags::bug;
-use crate::sync::{Arc, Mutex, MutexGuard};
+use crate::sync::{Mutex, MutexGuard};
 use std::fmt;
 use std::ptr;
+/// A `std` `Arc` in every build: the table is shared by reference count
+/// alone, which no checker needs to see (under loom the thread-local one
+/// is dropped with its thread's locals, where a modelled count would be
+/// one more step after the model's end).
+use std::sync::Arc;
 
 /// The table of parked waits that pools share: the process's, or under
 /// the model checkers, one per thread that builds pools (like the global
