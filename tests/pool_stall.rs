@@ -95,7 +95,7 @@ fn a_cycle_of_handles_on_two_workers_is_reported_once() {
         // The reported join gives 0; the other gets that 0, plus one.
         assert_eq!(values, [0, 1]);
         assert!(
-            reports[0].contains("Pool 0 (this wait's): 2 workers"),
+            reports[0].contains("Pool 0 (this wait's): workers 2, spare slots"),
             "the report names the pool: {}",
             reports[0]
         );

@@ -31,10 +31,10 @@ use crate::sync::flags::bug;
 use crate::sync::{Mutex, MutexGuard};
 use std::fmt;
 use std::ptr;
-/// A `std` `Arc` in every build: the table is shared by reference count
-/// alone, which no checker needs to see (under loom the thread-local one
-/// is dropped with its thread's locals, where a modelled count would be
-/// one more step after the model's end).
+// A `std` `Arc` in every build: the table is shared by reference count
+// alone, which no checker needs to see (under loom the thread-local one
+// is dropped with its thread's locals, where a modelled count would be
+// one more step after the model's end).
 use std::sync::Arc;
 
 /// The table of parked waits that pools share: the process's, or under
@@ -149,8 +149,8 @@ impl fmt::Display for Stall {
             let awaits: Vec<String> = pool.awaits.iter().map(|n| format!("pool {n}")).collect();
             write!(
                 f,
-                " Pool {number}{this}: {} workers and {} spare slots (max_blocking_threads); of \
-                 its {} threads, {} wait here on tasks of {}.",
+                " Pool {number}{this}: workers {}, spare slots {} (max_blocking_threads), \
+                 threads running {}, of which {} wait here on tasks of {}.",
                 pool.workers,
                 pool.spare_slots,
                 pool.members,
