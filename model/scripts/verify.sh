@@ -386,9 +386,11 @@ SMOKE_MUTANTS="stale_buffer relaxed_buffer_publish producer_fence local_push_unf
 # And the newest rule of the waits, a cross-pool waiter served the jobs
 # its awaited work needs (Y1), through the cross-pool models alone (31 s).
 SMOKE_POOL_MUTANTS="waiter_unserved"
-# And the stall detector's two ways to report a wait that can still end
-# (Z2, Z3), through the model that must see no report.
-SMOKE_STALL_MUTANTS="stall_awaits_ignored stall_released_ignored"
+# And the stall detector's subtler way to report a wait that can still
+# end (Z3: a released wait counted as parked), through the model that
+# must see no report (about 70 s; stall_awaits_ignored, caught by the
+# same model, is in the full table).
+SMOKE_STALL_MUTANTS="stall_released_ignored"
 step_mutants_smoke() {
     # Each run of mutants.sh writes target/mutants/table.md anew: each
     # set is checked right after its run.
