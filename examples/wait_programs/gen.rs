@@ -280,30 +280,12 @@ impl Open {
 struct Limits {
     pools: usize,
     max_stages: usize,
-    /// Only constants, submitted tasks, handle joins and pipelines: the
-    /// waits the stall detector sees (`generate_handles_only`).
-    handles_only: bool,
 }
-
-/// The draws of `gen_block` kept by `generate_handles_only`: constants,
-/// submitted tasks, handle joins and pipelines.
-const HANDLE_KINDS: [usize; 6] = [0, 1, 2, 3, 7, 12];
 
 /// Generates the program of `seed`: 1 or 2 pools of 1 to 3 workers, a
 /// top-level block of 3 to 8 nodes, nesting to depth 3, pipelines of 2 to
 /// 12 or 2 to 30 stages (longer ones are named shapes).
 pub fn generate(seed: u64) -> Program {
-    generate_within(seed, false)
-}
-
-/// As [`generate`], drawing only constants, submitted tasks, handle joins
-/// and pipelines: programs whose every wait on a pool's thread is a
-/// `JoinHandle::join`.
-pub fn generate_handles_only(seed: u64) -> Program {
-    generate_within(seed, true)
-}
-
-fn generate_within(seed: u64, handles_only: bool) -> Program {
     let mut rng = Rng::new(seed);
     let pools = rng.range(1, 2);
     let workers = rng.range(1, 3);
@@ -311,15 +293,7 @@ fn generate_within(seed: u64, handles_only: bool) -> Program {
     // two-pool pipelines first finished, so the other waits are seen
     // apart from the pipelines'.
     let max_stages = if rng.chance(50) { 12 } else { 30 };
-    let main = gen_block(
-        &mut rng,
-        0,
-        Limits {
-            pools,
-            max_stages,
-            handles_only,
-        },
-    );
+    let main = gen_block(&mut rng, 0, Limits { pools, max_stages });
     Program {
         pools,
         workers,
@@ -348,13 +322,7 @@ fn gen_block(rng: &mut Rng, depth: usize, lim: Limits) -> Block {
     while nodes.len() < count {
         let k = rng.next() as u32;
         let pool = rng.range(0, lim.pools - 1);
-        let draw = rng.range(0, 14);
-        let draw = if lim.handles_only {
-            HANDLE_KINDS[draw % HANDLE_KINDS.len()]
-        } else {
-            draw
-        };
-        let kind = match draw {
+        let kind = match rng.range(0, 14) {
             0 => Kind::Const,
             1..=3 if nest => Kind::Submit {
                 pool,
