@@ -45,9 +45,10 @@
 //! and from a task) now ends with the report, in 0.2 s (2 000 stages) to
 //! 3 s (20 000, after about 1 500 reports, one per stall), where it hung;
 //! the 15-, 20- and 50-stage ones still finish right. The programs still
-//! hung under `mbt0`/`mbt1` stop in waits the detector does not see (a
+//! hung under `mbt0`/`mbt1` all use waits the detector does not see (a
 //! `join` half, a scope, an `install` from another pool, a continuation's
-//! inputs): `install-then-w1 mbt0` is one. No run with default settings
+//! inputs; `install-then-w1 mbt0` is one), though not each hang was traced
+//! to such a wait. No run with default settings
 //! got a report, and the right counts are those measured before it (40
 //! and 49), within the runs' timing.
 //!
