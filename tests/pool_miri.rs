@@ -347,6 +347,33 @@ fn continuations_joined_in_place_and_run_after_their_pool() {
     assert_eq!(last.join().unwrap(), 9);
 }
 
+/// H8: continuations whose inputs nobody started, joined on the one
+/// worker of a pool with no spare: the inputs' references (cloned under
+/// their packets' locks, dropped after), the claims and the inputs' cells,
+/// through chains, `zip`, `when_all` and a panicking input.
+#[test]
+fn continuation_inputs_run_in_place() {
+    common::quiet_expected_panics();
+    let pool = common::one_worker_no_spare();
+    let inner = pool.clone();
+    let (sum, failed) = pool.install(move || {
+        let chain = inner
+            .submit(|| String::from("ab"))
+            .then(|s| s.len())
+            .then(|n| n + 1);
+        let both = inner.submit(|| 4usize).zip(chain).then(|(a, b)| a * b);
+        let all = inner.when_all([both, inner.submit(|| 5usize).then(|x| x + 1)]);
+        let failed = inner
+            .submit(|| -> usize { panic!("{}", common::EXPECTED) })
+            .then(|x| x + 1)
+            .join()
+            .is_err();
+        (all.join().unwrap().into_iter().sum::<usize>(), failed)
+    });
+    assert_eq!(sum, 4 * 3 + 6);
+    assert!(failed);
+}
+
 /// J5: `a` panics and `b`, which borrows from the caller, still runs, on
 /// a one-worker pool (taken back) and a limited pool (inline).
 #[test]

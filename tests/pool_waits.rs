@@ -290,6 +290,41 @@ fn a_queued_task_joined_on_a_worker_runs_in_place() {
     assert_eq!(pool.stats().spare_threads_started, 0);
 }
 
+/// H8: a continuation joined on a worker of its pool runs the inputs
+/// nobody started in place first, through `then`, `zip`, `when_all` and
+/// chains of them: with one worker and no spare allowed there is no other
+/// thread to run them, and the join still returns (before H8 it parked
+/// forever).
+#[test]
+fn a_continuation_joined_on_a_worker_runs_its_unstarted_inputs_in_place() {
+    let pool = Arc::new(
+        ThreadPool::builder()
+            .num_threads(1)
+            .max_blocking_threads(0)
+            .build()
+            .unwrap(),
+    );
+    let inner = pool.clone();
+    let (sum, ran_in_place) = finishes("continuations of unstarted inputs", move || {
+        pool.install(|| {
+            let then = inner.submit(|| 1u64).then(|x| x + 1);
+            let chain = (0..50).fold(inner.submit(|| 0u64), |h, _| h.then(|x| x + 1));
+            let zipped = inner
+                .submit(|| 3u64)
+                .zip(inner.submit(|| 4u64))
+                .then(|(a, b)| a * b);
+            let all = inner.when_all((0..10u64).map(|i| inner.submit(move || i).then(|x| x * 2)));
+            let sum = then.join().unwrap()
+                + chain.join().unwrap()
+                + zipped.join().unwrap()
+                + all.join().unwrap().into_iter().sum::<u64>();
+            (sum, inner.stats().spare_threads_started)
+        })
+    });
+    assert_eq!(sum, 2 + 50 + 12 + 90);
+    assert_eq!(ran_in_place, 0, "no spare may start here");
+}
+
 /// How a task `x` waits for work it handed to another worker, in
 /// `transitive_dependency_finishes`.
 #[derive(Clone, Copy, Debug)]

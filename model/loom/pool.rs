@@ -888,6 +888,21 @@ fn continuation_joined_in_place() {
     });
 }
 
+// H8: on a pool of one worker and no spare slot, a task joins a `then`
+// whose input nobody started. Nothing else can run the input: the joiner
+// must run it in place, then the continuation. `--cfg
+// stealpool_bug="inputs_not_in_place"` parks the joiner instead: a
+// deadlock.
+#[test]
+fn continuation_inputs_run_in_place() {
+    explore_bounds("continuation_inputs_run_in_place", (3, 100), (2, 37), || {
+        let pool = one_worker_no_spare();
+        let value = pool.install(|| pool.submit(|| 1u32).then(|x| x + 1).join().unwrap());
+        assert_eq!(value, 2);
+        drop(pool);
+    });
+}
+
 #[path = "../support/stall_reports.rs"]
 mod stall_reports;
 use stall_reports::{is_stall_report, quiet_stall_reports};

@@ -90,6 +90,7 @@ list_mutants() {
     printf 'mail_unchecked\tloom_pool\tbug\tE2\ta worker looks in its mailbox under its slot lock before it sleeps or parks\tit does not\n'
     printf 'wait_ignores_mail\tloom_pool\tbug\tE2\ta waiting worker runs the jobs posted to it\tit leaves them for after the wait\n'
     printf 'wait_not_in_place\tloom_pool\tbug\tH4\tan unstarted awaited task runs in place\tthe waiter always parks\n'
+    printf 'inputs_not_in_place\tloom_pool\tbug\tH8\ta continuation joined on a worker runs its unstarted inputs in place\tthe waiter parks\n'
     printf 'need_unread\tloom_pool\tbug\tY3\ta waiter that registers reads the need of its task'"'"'s runner\tit does not\n'
     printf 'stall_unchecked\tloom_pool\tbug\tZ1\ta handle join that can never return is reported\tit parks\n'
     printf 'stall_awaits_ignored\tloom_pool\tbug\tZ2\ta wait is blocked only if what it awaits cannot run\tif every thread of its own pool waits\n'

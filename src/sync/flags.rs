@@ -76,6 +76,9 @@ macro_rules! bug {
     ("wait_not_in_place") => {
         cfg!(stealpool_bug = "wait_not_in_place")
     };
+    ("inputs_not_in_place") => {
+        cfg!(stealpool_bug = "inputs_not_in_place")
+    };
     ("wait_runs_any") => {
         cfg!(stealpool_bug = "wait_runs_any")
     };

@@ -194,6 +194,9 @@ pub(crate) struct TaskRef {
     run_here: unsafe fn(*const (), &WorkerThread) -> bool,
     retain: unsafe fn(*const ()),
     release: unsafe fn(*const ()),
+    /// H8: references to the tasks a continuation still waits for (its
+    /// inputs' jobs); none once it is ready, or for a submitted task.
+    inputs: unsafe fn(*const ()) -> Vec<TaskRef>,
 }
 
 // SAFETY: the task is `Send + Sync` for a `Send` result (as its handle
@@ -214,6 +217,7 @@ impl TaskRef {
         run_here: unsafe fn(*const (), &WorkerThread) -> bool,
         retain: unsafe fn(*const ()),
         release: unsafe fn(*const ()),
+        inputs: unsafe fn(*const ()) -> Vec<TaskRef>,
     ) -> TaskRef {
         // SAFETY: the caller's promise.
         unsafe { retain(job) };
@@ -223,12 +227,39 @@ impl TaskRef {
             run_here,
             retain,
             release,
+            inputs,
         }
     }
 
-    fn clone_ref(&self) -> TaskRef {
+    pub(crate) fn clone_ref(&self) -> TaskRef {
         // SAFETY: our own reference keeps the job live.
-        unsafe { TaskRef::new(self.registry, self.job, self.run_here, self.retain, self.release) }
+        unsafe {
+            TaskRef::new(
+                self.registry,
+                self.job,
+                self.run_here,
+                self.retain,
+                self.release,
+                self.inputs,
+            )
+        }
+    }
+
+    /// The task's job, as an identity.
+    pub(crate) fn job(&self) -> *const () {
+        self.job
+    }
+
+    /// Whether the task runs on the pool of `registry`.
+    pub(crate) fn is_of(&self, registry: &Registry) -> bool {
+        std::ptr::eq(self.registry, registry)
+    }
+
+    /// H8: the tasks this one still waits for: a continuation's inputs
+    /// that had not arrived when it was attached, until it is ready.
+    pub(crate) fn inputs(&self) -> Vec<TaskRef> {
+        // SAFETY: our reference keeps the job; the function is its own.
+        unsafe { (self.inputs)(self.job) }
     }
 
     /// Runs the task here if nobody claimed it yet and this stack's budget
@@ -236,10 +267,12 @@ impl TaskRef {
     /// its pool. Past the budget the task is left in its queue, so that
     /// waits handed work this way (a pipeline of handles across two pools
     /// whose stages nobody started) nest no deeper than H4's.
-    fn run_on(&self, worker: &WorkerThread) {
-        if let Some(_budget) = worker.wait_in_place() {
+    /// `true` if it ran here.
+    pub(crate) fn run_on(&self, worker: &WorkerThread) -> bool {
+        match worker.wait_in_place() {
             // SAFETY: our reference keeps the job; the claim decides (H3).
-            unsafe { (self.run_here)(self.job, worker) };
+            Some(_budget) => unsafe { (self.run_here)(self.job, worker) },
+            None => false,
         }
     }
 

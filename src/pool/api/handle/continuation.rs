@@ -20,6 +20,7 @@ use crate::pool::kernel::job::drop_payload;
 use crate::pool::kernel::job::drop_quietly;
 use crate::pool::kernel::ordering::{ARRIVE, READY_LOAD};
 use crate::pool::kernel::registry::Registry;
+use crate::pool::kernel::serving::TaskRef;
 use crate::pool::kernel::worker::WorkerThread;
 use crate::sync::flags::bug;
 use crate::sync::{thread_local, Arc, AtomicUsize, UnsafeCell};
@@ -156,7 +157,14 @@ where
     U: Send + 'static,
 {
     /// The job, waiting for `missing` inputs, and the handle to its result.
-    fn new(registry: Arc<Registry>, inputs: I, missing: usize, func: F) -> (Arc<Self>, JoinHandle<U>) {
+    /// `antecedents` are the tasks of those inputs (H8).
+    fn new(
+        registry: Arc<Registry>,
+        inputs: I,
+        missing: usize,
+        func: F,
+        antecedents: Vec<TaskRef>,
+    ) -> (Arc<Self>, JoinHandle<U>) {
         let job = Arc::new(PendingJob {
             header: JobHeader::new(Self::execute),
             registry: registry.clone(),
@@ -164,7 +172,7 @@ where
             claim: Claim::new(),
             inputs,
             func: UnsafeCell::new(Some(func)),
-            packet: Packet::new(false),
+            packet: Packet::new(false, antecedents),
         });
         let reference = Arc::into_raw(job.clone());
         let handle = JoinHandle {
@@ -177,6 +185,7 @@ where
             claim: NonNull::from(unsafe { &(*reference).claim }),
             run_here: Self::run_here,
             registry,
+            inputs: Self::inputs,
         };
         (job, handle)
     }
@@ -276,6 +285,13 @@ where
             job.run(|| worker.record_panic());
             drop(job);
         });
+    }
+
+    /// H8: the tasks the job still waits for.
+    unsafe fn inputs(job: *const ()) -> Vec<TaskRef> {
+        // SAFETY: the caller holds a reference, made by `new` or
+        // `continuation`.
+        unsafe { &*job.cast::<Self>() }.packet.inputs()
     }
 
     unsafe fn retain(job: *const ()) {
@@ -440,7 +456,9 @@ impl<R: Send + 'static> JoinHandle<R> {
         U: Send + 'static,
         F: FnOnce(R) -> U + Send + 'static,
     {
-        let (job, handle) = PendingJob::new(self.registry.clone(), Arrival::<R>::new(None), 1, f);
+        let antecedents = vec![self.task_ref()];
+        let (job, handle) =
+            PendingJob::new(self.registry.clone(), Arrival::<R>::new(None), 1, f, antecedents);
         let continuation = PendingJob::continuation(&job, &job.inputs);
         drop(job);
         self.attach(continuation);
@@ -468,7 +486,8 @@ impl<R: Send + 'static> JoinHandle<R> {
     /// ```
     pub fn zip<S: Send + 'static>(self, other: JoinHandle<S>) -> JoinHandle<(R, S)> {
         let inputs = (Arrival::<R>::new(None), Arrival::<S>::new(None));
-        let (job, handle) = PendingJob::new(self.registry.clone(), inputs, 2, |pair| pair);
+        let antecedents = vec![self.task_ref(), other.task_ref()];
+        let (job, handle) = PendingJob::new(self.registry.clone(), inputs, 2, |pair| pair, antecedents);
         let first = PendingJob::continuation(&job, &job.inputs.0);
         let second = PendingJob::continuation(&job, &job.inputs.1);
         drop(job);
@@ -485,7 +504,14 @@ pub(crate) fn when_all<R: Send + 'static>(
 ) -> JoinHandle<Vec<R>> {
     let handles: Vec<JoinHandle<R>> = handles.into_iter().collect();
     let inputs: Box<[Arrival<R>]> = handles.iter().map(|_| Arrival::new(None)).collect();
-    let (job, handle) = PendingJob::new(registry.clone(), inputs, handles.len(), |values| values);
+    let antecedents = handles.iter().map(JoinHandle::task_ref).collect();
+    let (job, handle) = PendingJob::new(
+        registry.clone(),
+        inputs,
+        handles.len(),
+        |values| values,
+        antecedents,
+    );
     if handles.is_empty() {
         // Nothing to wait for: done now, with no job to run.
         job.packet.complete(Ok(Vec::new()));

@@ -62,6 +62,9 @@ struct State<R> {
     /// The `Thread` waiter is a worker that would run the task in place
     /// once it is ready: `mark_ready` wakes it then (H4).
     wake_on_ready: bool,
+    /// H8: until it is ready, a continuation's references to the tasks it
+    /// waits for, so that a worker joining it can run them in place.
+    inputs: Vec<TaskRef>,
 }
 
 impl<R> State<R> {
@@ -111,17 +114,25 @@ impl<R> Drop for Packet<R> {
 }
 
 impl<R> Packet<R> {
-    /// The packet of a task that can run at once (`ready`) or of a
-    /// continuation, which can once its inputs are there (`mark_ready`).
-    pub(crate) fn new(ready: bool) -> Self {
+    /// The packet of a task that can run at once (`ready`, no `inputs`)
+    /// or of a continuation, which can once its inputs are there
+    /// (`mark_ready`); `inputs` are the tasks it waits for (H8).
+    pub(crate) fn new(ready: bool, inputs: Vec<TaskRef>) -> Self {
         Packet {
             state: Mutex::new(State {
                 result: Slot::Pending,
                 waiter: Waiter::None,
                 ready,
                 wake_on_ready: false,
+                inputs,
             }),
         }
+    }
+
+    /// H8: new references to the tasks the continuation still waits for;
+    /// none once it is ready.
+    pub(crate) fn inputs(&self) -> Vec<TaskRef> {
+        self.lock().inputs.iter().map(TaskRef::clone_ref).collect()
     }
 
     /// H4, K4: the continuation can run now (its last input arrived). A
@@ -131,14 +142,18 @@ impl<R> Packet<R> {
     pub(crate) fn mark_ready(&self) {
         let mut state = self.lock();
         state.ready = true;
-        if !state.wake_on_ready {
-            return;
+        // H8: the inputs are all there; their references go, after the
+        // lock (the deliverer holds one of each, so none is the last).
+        let inputs = std::mem::take(&mut state.inputs);
+        if state.wake_on_ready {
+            if let Waiter::Thread(latch, _) = std::mem::replace(&mut state.waiter, Waiter::None) {
+                // SAFETY: as in `complete`: the waiter takes this mutex
+                // before its latch may go (H1).
+                unsafe { Latch::set(latch) };
+            }
         }
-        if let Waiter::Thread(latch, _) = std::mem::replace(&mut state.waiter, Waiter::None) {
-            // SAFETY: as in `complete`: the waiter takes this mutex before
-            // its latch may go (H1).
-            unsafe { Latch::set(latch) };
-        }
+        drop(state);
+        drop(inputs);
     }
 
     fn lock(&self) -> MutexGuard<'_, State<R>> {
@@ -205,6 +220,9 @@ pub struct JoinHandle<R> {
     pub(in crate::pool) run_here: unsafe fn(*const (), &WorkerThread) -> bool,
     /// The pool the task runs on, where continuations of it run too.
     pub(in crate::pool) registry: Arc<Registry>,
+    /// H8: the tasks a continuation still waits for (none for a
+    /// submitted task).
+    pub(in crate::pool) inputs: unsafe fn(*const ()) -> Vec<TaskRef>,
 }
 
 // SAFETY: the handle owns one reference to the job's `Arc`, whose packet is
@@ -288,7 +306,7 @@ where
         header: JobHeader::new(SubmitJob::<F, R>::execute),
         claim: Claim::new(),
         func: UnsafeCell::new(Some(f)),
-        packet: Packet::new(true),
+        packet: Packet::new(true, Vec::new()),
     });
     let queued = Arc::into_raw(job.clone());
     registry.count_task();
@@ -308,7 +326,13 @@ where
         claim: NonNull::from(unsafe { &(*job).claim }),
         run_here: SubmitJob::<F, R>::run_here,
         registry: registry.clone(),
+        inputs: no_inputs,
     }
+}
+
+/// H8: a submitted task waits for no other.
+pub(in crate::pool) unsafe fn no_inputs(_job: *const ()) -> Vec<TaskRef> {
+    Vec::new()
 }
 
 impl<R> JoinHandle<R> {
@@ -360,7 +384,9 @@ impl<R: Send> JoinHandle<R> {
     /// payload if it panicked.
     ///
     /// On a worker of the task's own pool, a task nobody has started yet
-    /// runs right here, in place, as a call would; one that runs elsewhere
+    /// runs right here, in place, as a call would (for a continuation whose
+    /// inputs are missing, first the tasks of this pool it waits for that
+    /// nobody has started, then the continuation); one that runs elsewhere
     /// is waited for with a spare thread standing in for this worker (as
     /// [`block_in_place`](crate::block_in_place) does), so the pool keeps
     /// its strength. A waiting worker never runs unrelated tasks on top of
@@ -431,6 +457,11 @@ impl<R: Send> JoinHandle<R> {
             if let Some(worker) = worker {
                 if self.run_in_place(worker) {
                     return self.take_result();
+                }
+                // H8: a continuation not ready yet: the inputs of this pool
+                // that nobody started run here first, then it is tried again.
+                if self.run_inputs_in_place(worker) {
+                    continue;
                 }
             }
             let latch = LockLatch::new();
@@ -505,7 +536,7 @@ impl<R: Send> JoinHandle<R> {
     }
 
     /// A counted reference to the task, for a job that runs it in place.
-    fn task_ref(&self) -> TaskRef {
+    pub(in crate::pool) fn task_ref(&self) -> TaskRef {
         // SAFETY: the handle's reference keeps the job alive; the functions
         // are its own, and its pool is `registry`.
         unsafe {
@@ -515,6 +546,7 @@ impl<R: Send> JoinHandle<R> {
                 self.run_here,
                 self.retain,
                 self.release,
+                self.inputs,
             )
         }
     }
@@ -580,6 +612,31 @@ impl<R: Send> JoinHandle<R> {
             );
         }
         false
+    }
+
+    /// H8: runs here, within H4's budget, the tasks of `worker`'s pool that
+    /// this continuation waits for, directly or through other
+    /// continuations, and that nobody has claimed; `true` if any ran.
+    fn run_inputs_in_place(&self, worker: &WorkerThread) -> bool {
+        if !self.may_run_in_place(worker) || bug!("inputs_not_in_place") {
+            return false;
+        }
+        // SAFETY: the handle's reference keeps the job; the function is its own.
+        let mut pending = unsafe { (self.inputs)(self.job) };
+        pending.reverse();
+        let mut seen = std::collections::HashSet::new();
+        let mut ran = false;
+        while let Some(task) = pending.pop() {
+            if !seen.insert(task.job()) {
+                continue;
+            }
+            if task.is_of(worker.registry()) && task.run_on(worker) {
+                ran = true;
+            } else {
+                pending.extend(task.inputs().into_iter().rev());
+            }
+        }
+        ran
     }
 
     /// Z1: the pool whose threads alone can finish the task: its own,
