@@ -52,6 +52,27 @@
 //! got a report, and the right counts are those measured before it (40
 //! and 49), within the runs' timing.
 //!
+//! Since then a worker joining a continuation whose inputs are missing
+//! runs the inputs of its pool that nobody started in place first (H8 in
+//! `proofs/waits.md`). Measured on 2026-11-29 with
+//! `target/release/examples/wait_programs --runs 300 --no-shapes --timeout 4`
+//! (seeds 1 to 300; 900 runs in 41 s, `RUST_BACKTRACE=0`):
+//!
+//! | configuration | right | stall report | hung | H5 (names the limit) |
+//! |---|---|---|---|---|
+//! | default | 300 | 0 | 0 | 0 |
+//! | `mbt0` | 168 | 112 | 15 | 5 |
+//! | `mbt1` | 164 | 132 | 3 | 1 |
+//!
+//! On seeds 1 to 100 alone, `mbt0` went from 37 right, 39 reports and 24
+//! hung (the run before H8, same binary otherwise) to 55, 40 and 4, and
+//! `mbt1` from 49, 46 and 5 to 51, 48 and 1. The H5 panics (seed 19
+//! under `mbt0`, five times in six replays) come from the path its message
+//! names beside a cycle: a worker with no stand-in, waiting on the other
+//! pool, is handed (Y1) a task that joins one beneath it. Every program
+//! still hung has a cross-pool `install`, a `scope`, a `join` or a
+//! `when_all` across pools: waits the stall detector does not record.
+//!
 //! ```text
 //! random programs, default
 //! |                                  |  run |       right |       wrong |        hung |     aborted |    H5 cycle | panic other |
