@@ -271,13 +271,7 @@ fn a_limited_join_whose_first_closure_joins_an_independent_task_finishes() {
 /// deep as the program's own.
 #[test]
 fn a_queued_task_joined_on_a_worker_runs_in_place() {
-    let pool = Arc::new(
-        ThreadPool::builder()
-            .num_threads(1)
-            .max_blocking_threads(0)
-            .build()
-            .unwrap(),
-    );
+    let pool = common::one_worker_no_spare();
     let inner = pool.clone();
     let sum = pool
         .submit(move || {
@@ -297,13 +291,7 @@ fn a_queued_task_joined_on_a_worker_runs_in_place() {
 /// forever).
 #[test]
 fn a_continuation_joined_on_a_worker_runs_its_unstarted_inputs_in_place() {
-    let pool = Arc::new(
-        ThreadPool::builder()
-            .num_threads(1)
-            .max_blocking_threads(0)
-            .build()
-            .unwrap(),
-    );
+    let pool = common::one_worker_no_spare();
     let inner = pool.clone();
     let (sum, ran_in_place) = finishes("continuations of unstarted inputs", move || {
         pool.install(|| {
