@@ -85,6 +85,22 @@ fn cycle_of_two(first: &ThreadPool, second: &ThreadPool) -> (Vec<u32>, Vec<Strin
     (values, reports)
 }
 
+/// The report names both waits of a cycle of two by the places in this
+/// file where each task was submitted and joined, each task running
+/// beneath the other's join.
+fn assert_names_the_waits(report: &str) {
+    let made = format!("waits for the task made at {}:", file!());
+    let beneath = format!("which runs beneath the JoinHandle::join at {}:", file!());
+    let joins = format!("the JoinHandle::join at {}:", file!());
+    assert_eq!(report.matches(&made).count(), 2, "both tasks named: {report}");
+    assert_eq!(
+        report.matches(&beneath).count(),
+        2,
+        "both runners named: {report}"
+    );
+    assert_eq!(report.matches(&joins).count(), 4, "both joins named: {report}");
+}
+
 #[test]
 fn a_cycle_of_handles_on_two_workers_is_reported_once() {
     common::quiet_expected_panics_or(is_report);
@@ -99,6 +115,7 @@ fn a_cycle_of_handles_on_two_workers_is_reported_once() {
             "the report names the pool: {}",
             reports[0]
         );
+        assert_names_the_waits(&reports[0]);
     }
 }
 
@@ -115,6 +132,7 @@ fn a_cycle_of_handles_through_two_pools_is_reported_once() {
             "the report names both pools: {}",
             reports[0]
         );
+        assert_names_the_waits(&reports[0]);
     }
 }
 

@@ -202,6 +202,7 @@ impl ThreadPool {
     /// let squares: Vec<u64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
     /// assert_eq!(squares, [0, 1, 4, 9]);
     /// ```
+    #[track_caller]
     pub fn submit<R, F>(&self, f: F) -> JoinHandle<R>
     where
         R: Send + 'static,
@@ -300,6 +301,7 @@ impl ThreadPool {
     /// let urgent = pool.submit_with_priority(Priority::Critical, || 1 + 1);
     /// assert_eq!(urgent.join().unwrap(), 2);
     /// ```
+    #[track_caller]
     pub fn submit_with_priority<R, F>(&self, priority: Priority, f: F) -> JoinHandle<R>
     where
         R: Send + 'static,
@@ -333,6 +335,7 @@ impl ThreadPool {
     /// let nothing = pool.when_all(Vec::<stealpool::JoinHandle<u8>>::new());
     /// assert!(nothing.is_finished());
     /// ```
+    #[track_caller]
     pub fn when_all<R: Send + 'static>(
         &self,
         handles: impl IntoIterator<Item = JoinHandle<R>>,

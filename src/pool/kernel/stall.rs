@@ -30,6 +30,7 @@ use super::worker::WorkerThread;
 use crate::sync::flags::bug;
 use crate::sync::{Mutex, MutexGuard};
 use std::fmt;
+use std::panic::Location;
 use std::ptr;
 // A `std` `Arc` in every build: the table is shared by reference count
 // alone, which no checker needs to see (under loom the thread-local one
@@ -71,6 +72,11 @@ pub(crate) struct Awaited {
     /// Y4: the pool the waiter lends itself to while it waits, null if
     /// none: that pool's threads may hand it work.
     pub(crate) lent_to: *const Registry,
+    /// Where the task was made (`submit`, `then`, ...): its name in the
+    /// report.
+    pub(crate) origin: &'static Location<'static>,
+    /// Where the waiter called `JoinHandle::join`.
+    pub(crate) joined_at: &'static Location<'static>,
 }
 
 /// A wait parked, or about to park (Z1).
@@ -124,6 +130,26 @@ pub(crate) struct Stall {
     pools: Vec<PoolReport>,
     /// The number, in `pools`, of the reported wait's pool.
     own: usize,
+    /// The blocked waits, the reported one first, at most
+    /// `NAMED_WAITS` of them, and how many more there are.
+    waits: Vec<WaitReport>,
+    more_waits: usize,
+}
+
+/// How many of a blocked set's waits a report names.
+const NAMED_WAITS: usize = 8;
+
+/// One blocked wait, by the places in the program that name it.
+struct WaitReport {
+    joined_at: &'static Location<'static>,
+    pool: usize,
+    origin: &'static Location<'static>,
+    /// The awaited task's pool, by its number in the report, if it is one
+    /// of the blocked set's.
+    task_pool: Option<usize>,
+    /// Where the thread that runs the awaited task waits, beneath which it
+    /// runs; `None` if nobody started it.
+    beneath: Option<&'static Location<'static>>,
 }
 
 struct PoolReport {
@@ -157,6 +183,24 @@ impl fmt::Display for Stall {
                 pool.blocked,
                 awaits.join(" and "),
             )?;
+        }
+        write!(f, " The waits:")?;
+        for wait in &self.waits {
+            write!(
+                f,
+                " the JoinHandle::join at {} (pool {}) waits for the task made at {}",
+                wait.joined_at, wait.pool, wait.origin
+            )?;
+            if let Some(pool) = wait.task_pool {
+                write!(f, " (pool {pool})")?;
+            }
+            match wait.beneath {
+                Some(at) => write!(f, ", which runs beneath the JoinHandle::join at {at};")?,
+                None => write!(f, ", which nobody has started;")?,
+            }
+        }
+        if self.more_waits > 0 {
+            write!(f, " and {} more.", self.more_waits)?;
         }
         Ok(())
     }
@@ -367,8 +411,38 @@ fn report(records: &[Record], blocked: &[bool], at: usize) -> Stall {
             }
         })
         .collect();
+    let number = |pool: *const Registry| pools.iter().position(|&known| ptr::eq(known, pool));
+    let order = std::iter::once(at).chain((0..records.len()).filter(|&other| other != at && blocked[other]));
+    let mut waits = Vec::new();
+    let mut more_waits = 0;
+    for index in order {
+        if waits.len() == NAMED_WAITS {
+            more_waits += 1;
+            continue;
+        }
+        let record = &records[index];
+        let runner = record.awaited_runner();
+        let beneath = (runner != 0)
+            .then(|| {
+                records
+                    .iter()
+                    .zip(blocked)
+                    .find(|(other, &is)| is && other.runner == runner)
+                    .map(|(other, _)| other.awaited.joined_at)
+            })
+            .flatten();
+        waits.push(WaitReport {
+            joined_at: record.awaited.joined_at,
+            pool: number(record.pool).unwrap_or(0),
+            origin: record.awaited.origin,
+            task_pool: number(record.awaited.pool),
+            beneath,
+        });
+    }
     Stall {
         pools: reports,
         own: 0,
+        waits,
+        more_waits,
     }
 }

@@ -28,6 +28,7 @@ use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::mem::ManuallyDrop;
+use std::panic::Location;
 use std::ptr::NonNull;
 use std::thread;
 
@@ -157,7 +158,9 @@ where
     U: Send + 'static,
 {
     /// The job, waiting for `missing` inputs, and the handle to its result.
-    /// `antecedents` are the tasks of those inputs (H8).
+    /// `antecedents` are the tasks of those inputs (H8). The caller's
+    /// place names the task in stall reports.
+    #[track_caller]
     fn new(
         registry: Arc<Registry>,
         inputs: I,
@@ -186,6 +189,7 @@ where
             run_here: Self::run_here,
             registry,
             inputs: Self::inputs,
+            origin: Location::caller(),
         };
         (job, handle)
     }
@@ -451,6 +455,7 @@ impl<R: Send + 'static> JoinHandle<R> {
     /// let failed = pool.submit(|| -> u32 { panic!("boom") }).then(|n| n + 1);
     /// assert!(failed.join().is_err());
     /// ```
+    #[track_caller]
     pub fn then<U, F>(self, f: F) -> JoinHandle<U>
     where
         U: Send + 'static,
@@ -484,6 +489,7 @@ impl<R: Send + 'static> JoinHandle<R> {
     /// let both = a.zip(b).then(|(six, seven)| format!("{six} {seven}"));
     /// assert_eq!(both.join().unwrap(), "6 seven");
     /// ```
+    #[track_caller]
     pub fn zip<S: Send + 'static>(self, other: JoinHandle<S>) -> JoinHandle<(R, S)> {
         let inputs = (Arrival::<R>::new(None), Arrival::<S>::new(None));
         let antecedents = vec![self.task_ref(), other.task_ref()];
@@ -498,6 +504,7 @@ impl<R: Send + 'static> JoinHandle<R> {
 }
 
 /// See [`ThreadPool::when_all`](crate::ThreadPool::when_all).
+#[track_caller]
 pub(crate) fn when_all<R: Send + 'static>(
     registry: &Arc<Registry>,
     handles: impl IntoIterator<Item = JoinHandle<R>>,

@@ -23,6 +23,7 @@ use claim::Claim;
 use continuation::Continuation;
 use std::fmt;
 use std::future::Future;
+use std::panic::Location;
 use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::{Context, Poll, Waker};
@@ -223,6 +224,9 @@ pub struct JoinHandle<R> {
     /// H8: the tasks a continuation still waits for (none for a
     /// submitted task).
     pub(in crate::pool) inputs: unsafe fn(*const ()) -> Vec<TaskRef>,
+    /// Where the task was made (`submit`, `then`, `zip`, `when_all`): its
+    /// name in stall reports (Z2).
+    pub(in crate::pool) origin: &'static Location<'static>,
 }
 
 // SAFETY: the handle owns one reference to the job's `Arc`, whose packet is
@@ -297,6 +301,7 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
 }
 
 /// Queues `f` as a task and returns the handle to its result.
+#[track_caller]
 pub(crate) fn submit<F, R>(registry: &Arc<Registry>, priority: Priority, f: F) -> JoinHandle<R>
 where
     F: FnOnce() -> R + Send + 'static,
@@ -327,6 +332,7 @@ where
         run_here: SubmitJob::<F, R>::run_here,
         registry: registry.clone(),
         inputs: no_inputs,
+        origin: Location::caller(),
     }
 }
 
@@ -409,7 +415,9 @@ impl<R: Send> JoinHandle<R> {
     /// handles across threads, or more waits at once than
     /// [`Builder::max_blocking_threads`](crate::Builder::max_blocking_threads)
     /// lets spares stand in for). The message names the pools, their
-    /// limits and what they wait on. Waits the pool cannot see (a channel,
+    /// limits and what they wait on, and up to eight of the waits: where
+    /// each was joined, where its task was made (`submit`, `then`, `zip`,
+    /// `when_all`) and beneath which join that task runs. Waits the pool cannot see (a channel,
     /// a lock, a `join` half, a scope) are never part of a stall, so a
     /// program blocked in them is not reported.
     ///
@@ -423,7 +431,9 @@ impl<R: Send> JoinHandle<R> {
     /// let nested = pool.submit(move || inner.submit(|| 1).join().unwrap() + 1);
     /// assert_eq!(nested.join().unwrap(), 2);
     /// ```
+    #[track_caller]
     pub fn join(self) -> thread::Result<R> {
+        let joined_at = Location::caller();
         if let Some(result) = self.try_take() {
             return result;
         }
@@ -441,7 +451,7 @@ impl<R: Send> JoinHandle<R> {
         }
         if let Some(worker) = worker {
             if !std::ptr::eq(worker.registry(), &*self.registry) {
-                return self.join_from_other_pool(worker);
+                return self.join_from_other_pool(worker, joined_at);
             }
         }
         // A worker that may run the task in place asks to be woken when a
@@ -477,7 +487,11 @@ impl<R: Send> JoinHandle<R> {
                     // Z1: a worker's wait is recorded while it parks; the
                     // park that would complete a stall is not made.
                     let parked = match worker.map(|worker| {
-                        stall::park(worker, self.awaited(None), Released::Lock(&raw const latch))
+                        stall::park(
+                            worker,
+                            self.awaited(None, joined_at),
+                            Released::Lock(&raw const latch),
+                        )
                     }) {
                         Some(Err(stall)) => {
                             stalled = Some(stall);
@@ -512,7 +526,11 @@ impl<R: Send> JoinHandle<R> {
     /// run by this thread, or by a thread waiting for it (Y1, Y3).
     #[cold]
     #[inline(never)]
-    fn join_from_other_pool(self, worker: &WorkerThread) -> thread::Result<R> {
+    fn join_from_other_pool(
+        self,
+        worker: &WorkerThread,
+        joined_at: &'static Location<'static>,
+    ) -> thread::Result<R> {
         // Y3: this wait's need, published before the search for a waiter
         // of the task's pool (Y1).
         let _need = serving::needing(worker, self.task_ref());
@@ -526,7 +544,7 @@ impl<R: Send> JoinHandle<R> {
             let _helped = self.help_runner(worker);
             // Z1: watched by the stall detector while it parks.
             let lent_to = lent.as_ref().map(|_| &*self.registry);
-            if let Err(stall) = worker.wait_serving_mail_watched(&latch, self.awaited(lent_to)) {
+            if let Err(stall) = worker.wait_serving_mail_watched(&latch, self.awaited(lent_to, joined_at)) {
                 self.unregister();
                 panic!("{stall}");
             }
@@ -648,8 +666,8 @@ impl<R: Send> JoinHandle<R> {
     }
 
     /// Z1: the task as the stall detector reads it, for a waiter lending
-    /// itself to `lent_to` (Y4).
-    fn awaited(&self, lent_to: Option<&Registry>) -> stall::Awaited {
+    /// itself to `lent_to` (Y4), joining it at `joined_at`.
+    fn awaited(&self, lent_to: Option<&Registry>, joined_at: &'static Location<'static>) -> stall::Awaited {
         /// The runner id of the claim at `claim` (H3).
         ///
         /// # Safety
@@ -666,6 +684,8 @@ impl<R: Send> JoinHandle<R> {
             claim: self.claim.as_ptr().cast_const().cast(),
             runner_of,
             lent_to: lent_to.map_or(std::ptr::null(), |pool| pool as *const Registry),
+            origin: self.origin,
+            joined_at,
         }
     }
 
