@@ -456,6 +456,15 @@ fn a_cycle_of_handles_is_reported() {
     common::quiet_expected_panics_or(|payload| {
         common::message(payload).is_some_and(|m| m.contains("can never return"))
     });
+    // Directly, and through a continuation whose input is the other task
+    // (Z2 walks H8's references, cloned under the table's lock and
+    // dropped after it).
+    for through_then in [false, true] {
+        a_cycle_is_reported(through_then);
+    }
+}
+
+fn a_cycle_is_reported(through_then: bool) {
     let (a, b) = (common::one_worker_no_spare(), common::one_worker_no_spare());
     let slot = Arc::new(std::sync::Mutex::new(None::<stealpool::JoinHandle<u32>>));
     let reports = Arc::new(AtomicUsize::new(0));
@@ -479,8 +488,13 @@ fn a_cycle_of_handles_is_reported() {
         };
         join(x, &reports_y)
     });
+    let awaited = if through_then {
+        y.then(|value| value + 10)
+    } else {
+        y
+    };
     let reports_x = reports.clone();
-    let x = a.submit(move || join(y, &reports_x));
+    let x = a.submit(move || join(awaited, &reports_x));
     *slot.lock().unwrap() = Some(x);
     a.wait_all();
     b.wait_all();

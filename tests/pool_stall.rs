@@ -136,6 +136,52 @@ fn a_cycle_of_handles_through_two_pools_is_reported_once() {
     }
 }
 
+/// A cycle through a continuation: `x` on `a` joins `c = y.then(..)`, a
+/// continuation on `b` whose input `y` joins `x`. Both tasks start (a
+/// barrier with the caller) before they join. The wait on `c` is blocked
+/// through `c`'s input (H8's references), so the cycle is reported once,
+/// naming the continuation and its input; both tasks then finish.
+#[test]
+fn a_cycle_through_then_is_reported_once_naming_the_input() {
+    common::quiet_expected_panics_or(is_report);
+    for spares in [Some(0), None] {
+        let (a, b) = (pool(1, spares), pool(1, spares));
+        let (slot_x, slot_c): (Slot, Slot) = Default::default();
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        let start = Arc::new(Barrier::new(3));
+        let (joined, reported, started) = (slot_x.clone(), reports.clone(), start.clone());
+        let y = b.submit(move || {
+            started.wait();
+            join_slot(&joined, &reported)
+        });
+        *slot_c.lock().unwrap() = Some(y.then(|value| value + 10));
+        let (joined, reported, started) = (slot_c.clone(), reports.clone(), start.clone());
+        let x = a.submit(move || {
+            started.wait();
+            join_slot(&joined, &reported)
+        });
+        *slot_x.lock().unwrap() = Some(x);
+        start.wait();
+        a.wait_all();
+        b.wait_all();
+        let reports = std::mem::take(&mut *reports.lock().unwrap());
+        assert_eq!(reports.len(), 1, "spares {spares:?}: reports {reports:?}");
+        let input = format!(", whose input made at {}:", file!());
+        assert_eq!(
+            reports[0].matches(&input).count(),
+            1,
+            "the wait on the continuation names its input: {}",
+            reports[0]
+        );
+        assert_eq!(
+            reports[0]
+                .matches("which runs beneath the JoinHandle::join at")
+                .count(),
+            2
+        );
+    }
+}
+
 /// A pipeline of `stages` handles alternating between two pools, each
 /// stage joining the one before (its panic passed on as it is): the
 /// final value, or the payload that ended it.

@@ -933,7 +933,7 @@ fn one_worker_no_spare() -> ThreadPool {
         .expect("a pool builds")
 }
 
-// Preemption bound 2, floor 22000 (44288 executions observed; bound 1: 1104).
+// Preemption bound 2, floor 22000 (45760 executions observed; bound 1: 1136).
 //
 // Z1-Z4: a cycle of handles across two one-worker pools with no spare:
 // `y` (on `b`) waits until it gets `x`'s handle, then joins it; `x` (on
@@ -971,6 +971,52 @@ fn stall_reported_for_a_cycle() {
             "a cycle of handles reported other than once"
         );
     });
+}
+
+// Preemption bound 2, floor 17000 (35456 executions observed; bound 1: 972).
+//
+// Z2 through a continuation's inputs (H8's references): as above, but
+// `x` joins `y.then(..)`, a continuation on `b` whose input `y` joins `x`.
+// The wait on the continuation is blocked through its input, claimed by
+// `b`'s waiting worker: exactly one report in every execution.
+// `stall_inputs_ignored` (a continuation whose inputs are missing is
+// never blocked, as before Z2 followed them) deadlocks here.
+#[test]
+fn stall_reported_for_a_cycle_through_then() {
+    quiet_stall_reports();
+    explore_bounds(
+        "stall_reported_for_a_cycle_through_then",
+        (2, 17_000),
+        (1, 480),
+        || {
+            let a = one_worker_no_spare();
+            let b = one_worker_no_spare();
+            let reports = Arc::new(AtomicUsize::new(0));
+            let slot: Arc<loom::sync::Mutex<Option<stealpool::JoinHandle<u32>>>> =
+                Arc::new(loom::sync::Mutex::new(None));
+            let (slot_y, reports_y) = (slot.clone(), reports.clone());
+            let y = b.submit(move || {
+                let x = loop {
+                    if let Some(x) = slot_y.lock().unwrap().take() {
+                        break x;
+                    }
+                    loom::thread::yield_now();
+                };
+                join_counting_reports(x, &reports_y)
+            });
+            let then = y.then(|value| value + 10);
+            let reports_x = reports.clone();
+            let x = a.submit(move || join_counting_reports(then, &reports_x));
+            *slot.lock().unwrap() = Some(x);
+            drop(a);
+            drop(b);
+            assert_eq!(
+                reports.load(Ordering::SeqCst),
+                1,
+                "a cycle through a continuation reported other than once"
+            );
+        },
+    );
 }
 
 // Preemption bound 2, floor 80000 (159909 executions observed; bound 1: 2433).

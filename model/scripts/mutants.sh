@@ -94,6 +94,7 @@ list_mutants() {
     printf 'need_unread\tloom_pool\tbug\tY3\ta waiter that registers reads the need of its task'"'"'s runner\tit does not\n'
     printf 'stall_unchecked\tloom_pool\tbug\tZ1\ta handle join that can never return is reported\tit parks\n'
     printf 'stall_awaits_ignored\tloom_pool\tbug\tZ2\ta wait is blocked only if what it awaits cannot run\tif every thread of its own pool waits\n'
+    printf 'stall_inputs_ignored\tloom_pool\tbug\tZ2\ta wait on a continuation is blocked through its stuck inputs\tit never is\n'
     printf 'stall_released_ignored\tloom_pool\tbug\tZ3\ta wait whose latch is set or that has mail is not blocked\tit still counts\n'
     printf 'waiter_unserved\tloom_pool\tbug\tY1\twork a cross-pool waiter awaits hands it the jobs it needs of its pool\tthey are queued as any job\n'
 }

@@ -392,19 +392,20 @@ SMOKE_POOL_MUTANTS="waiter_unserved"
 # same model, is in the full table).
 SMOKE_STALL_MUTANTS="stall_released_ignored"
 # And a continuation's unstarted inputs run by the worker that joins it
-# (H8), through its one model (about 15 s).
-SMOKE_INPUTS_MUTANTS="inputs_not_in_place"
+# (H8), and followed by the stall detector (Z2), through their two models
+# (about 30 s).
+SMOKE_INPUTS_MUTANTS="inputs_not_in_place stall_inputs_ignored"
 step_mutants_smoke() {
     # Each run of mutants.sh writes target/mutants/table.md anew: each
     # set is checked right after its run.
-    run mutants_smoke 1800 "mutants caught: ${SMOKE_MUTANTS// /, }, $SMOKE_POOL_MUTANTS, ${SMOKE_STALL_MUTANTS// /, }, $SMOKE_INPUTS_MUTANTS" "loom on mutants" -- bash -c "
+    run mutants_smoke 1800 "mutants caught: ${SMOKE_MUTANTS// /, }, $SMOKE_POOL_MUTANTS, ${SMOKE_STALL_MUTANTS// /, }, ${SMOKE_INPUTS_MUTANTS// /, }" "loom on mutants" -- bash -c "
         caught() { for m in \"\$@\"; do
             grep -F \"\\\`\$m\\\`\" target/mutants/table.md | grep -qF '**caught**' || { echo \"not caught: \$m\"; exit 1; }
         done; }
         model/scripts/mutants.sh $SMOKE_MUTANTS && caught $SMOKE_MUTANTS &&
         MUTANT_MODELS=cross_pool model/scripts/mutants.sh $SMOKE_POOL_MUTANTS && caught $SMOKE_POOL_MUTANTS &&
         MUTANT_MODELS=stall_not model/scripts/mutants.sh $SMOKE_STALL_MUTANTS && caught $SMOKE_STALL_MUTANTS &&
-        MUTANT_MODELS=continuation_inputs model/scripts/mutants.sh $SMOKE_INPUTS_MUTANTS && caught $SMOKE_INPUTS_MUTANTS"
+        MUTANT_MODELS='continuation_inputs through_then' model/scripts/mutants.sh $SMOKE_INPUTS_MUTANTS && caught $SMOKE_INPUTS_MUTANTS"
 }
 
 STEPS=("$@")

@@ -180,6 +180,9 @@ macro_rules! bug {
     ("stall_unchecked") => {
         cfg!(stealpool_bug = "stall_unchecked")
     };
+    ("stall_inputs_ignored") => {
+        cfg!(stealpool_bug = "stall_inputs_ignored")
+    };
     ("stall_released_ignored") => {
         cfg!(stealpool_bug = "stall_released_ignored")
     };

@@ -25,6 +25,7 @@ use crate::sync::flags::bug;
 use crate::sync::thread_local;
 use crate::sync::{Mutex, MutexGuard};
 use std::cell::Cell;
+use std::panic::Location;
 use std::ptr;
 
 /// How many frames a search for a waiter reads at most: a chain of waits
@@ -194,9 +195,28 @@ pub(crate) struct TaskRef {
     run_here: unsafe fn(*const (), &WorkerThread) -> bool,
     retain: unsafe fn(*const ()),
     release: unsafe fn(*const ()),
-    /// H8: references to the tasks a continuation still waits for (its
-    /// inputs' jobs); none once it is ready, or for a submitted task.
-    inputs: unsafe fn(*const ()) -> Vec<TaskRef>,
+    /// H8, Z2: what the task is at: finished, ready, claimed, and the
+    /// tasks a continuation still waits for.
+    state: unsafe fn(*const ()) -> TaskState,
+}
+
+/// Reads the state of the task whose job it is given (its own type's).
+pub(crate) type ReadState = unsafe fn(*const ()) -> TaskState;
+
+/// What H8 and the stall detector (Z2) read of a task, under its packet's
+/// lock.
+pub(crate) struct TaskState {
+    /// Its result is there.
+    pub(crate) finished: bool,
+    /// It can run: a submitted task, or a continuation with every input
+    /// there (K4).
+    pub(crate) ready: bool,
+    /// Its claim's runner id (H3): 0 while nobody claimed it.
+    pub(crate) runner: usize,
+    /// Where it was made (`submit`, `then`, ...).
+    pub(crate) origin: &'static Location<'static>,
+    /// H8: until it is ready, new references to the tasks it waits for.
+    pub(crate) inputs: Vec<TaskRef>,
 }
 
 // SAFETY: the task is `Send + Sync` for a `Send` result (as its handle
@@ -217,7 +237,7 @@ impl TaskRef {
         run_here: unsafe fn(*const (), &WorkerThread) -> bool,
         retain: unsafe fn(*const ()),
         release: unsafe fn(*const ()),
-        inputs: unsafe fn(*const ()) -> Vec<TaskRef>,
+        state: unsafe fn(*const ()) -> TaskState,
     ) -> TaskRef {
         // SAFETY: the caller's promise.
         unsafe { retain(job) };
@@ -227,7 +247,7 @@ impl TaskRef {
             run_here,
             retain,
             release,
-            inputs,
+            state,
         }
     }
 
@@ -240,7 +260,7 @@ impl TaskRef {
                 self.run_here,
                 self.retain,
                 self.release,
-                self.inputs,
+                self.state,
             )
         }
     }
@@ -255,11 +275,15 @@ impl TaskRef {
         std::ptr::eq(self.registry, registry)
     }
 
-    /// H8: the tasks this one still waits for: a continuation's inputs
-    /// that had not arrived when it was attached, until it is ready.
-    pub(crate) fn inputs(&self) -> Vec<TaskRef> {
+    /// The task's pool.
+    pub(crate) fn registry(&self) -> *const Registry {
+        self.registry
+    }
+
+    /// H8, Z2: what the task is at now.
+    pub(crate) fn state(&self) -> TaskState {
         // SAFETY: our reference keeps the job; the function is its own.
-        unsafe { (self.inputs)(self.job) }
+        unsafe { (self.state)(self.job) }
     }
 
     /// Runs the task here if nobody claimed it yet and this stack's budget

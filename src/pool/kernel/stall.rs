@@ -5,30 +5,35 @@
 //! A worker about to park in a `JoinHandle::join` (on a task of its own
 //! pool or of another) first writes a *record* into the table its pool
 //! shares with every other: its pool, its runner id, the task it awaits
-//! (its pool when known, its claim) and how to tell it has been let go
-//! (its latch, its mailbox). Under the table's lock it then computes the
-//! *blocked* records (Z2): the largest set of waits, none let go yet, each
-//! on a task that runs beneath another wait of the set (its claim names
-//! that wait's thread) or that nobody has claimed while every thread of
-//! its pool waits in the set. Nothing can end such a wait: the threads
+//! (its pool, its claim; a continuation whose inputs are missing, its
+//! state) and how to tell it has been let go (its latch, its mailbox).
+//! Under the table's lock it then computes the *blocked* records (Z2):
+//! the largest set of waits, none let go yet, each depending on a task
+//! (the awaited one, or an input a continuation still waits for) that
+//! runs beneath another wait of the set (its claim names that wait's
+//! thread) or that nobody has claimed while every thread of its pool
+//! waits in the set. Nothing can end such a wait: the threads
 //! that could are all parked in the set, and no other thread runs the
 //! tasks of their pools. The wait that finds itself blocked does not park
 //! and returns [`Stall`]; `join` panics with its message. A blocked set
-//! forms only as a wait parks, and holds that wait (Z4).
+//! forms only as a wait parks, and holds that wait (Z4), but for one
+//! closed by a continuation's last input arriving, which is not seen.
 //!
 //! Nothing on the hot path takes part: a latch's setter never looks at
 //! the table. A record whose latch is set, or whose mailbox holds a job,
 //! is released, and the table's lock orders that look after the setter's
 //! store (Z3). Waits the detector does not see (a `join` half, a scope,
-//! an `install` from another pool, a continuation's inputs, a channel, a
-//! lock) leave their thread unrecorded, and their tasks' pools unknown: it
-//! reports only what it can prove, and such a program may still hang.
+//! an `install` from another pool, `wait_all`, a channel, a lock) leave
+//! their thread unrecorded: it reports only what it can prove, and such a
+//! program may still hang.
 
 use super::latch::{CrossPoolLatch, LockLatch};
 use super::registry::Registry;
+use super::serving::{ReadState, TaskRef};
 use super::worker::WorkerThread;
 use crate::sync::flags::bug;
 use crate::sync::{Mutex, MutexGuard};
+use std::collections::HashSet;
 use std::fmt;
 use std::panic::Location;
 use std::ptr;
@@ -60,15 +65,18 @@ struct Table {
 /// The task a parked wait awaits, as the detector reads it (Z1).
 #[derive(Clone, Copy)]
 pub(crate) struct Awaited {
-    /// The task's pool once its threads alone can run it; null while that
-    /// is not known (a continuation whose inputs may run anywhere). The
-    /// waiter's handle keeps it alive.
+    /// The task's pool, whose threads alone can run it once it is ready.
+    /// The waiter's handle keeps it alive.
     pub(crate) pool: *const Registry,
     /// The task's claim (H3), read by `runner_of`: 0 while nobody claimed
     /// it, 1 for a thread outside every pool, else the runner id of the
     /// thread that runs it.
     pub(crate) claim: *const (),
     pub(crate) runner_of: unsafe fn(*const ()) -> usize,
+    /// A continuation whose inputs were missing when the wait was
+    /// recorded: its job and how to read its state (H8's input
+    /// references), which Z2 follows to the tasks it waits on.
+    pub(crate) pending: Option<(*const (), ReadState)>,
     /// Y4: the pool the waiter lends itself to while it waits, null if
     /// none: that pool's threads may hand it work.
     pub(crate) lent_to: *const Registry,
@@ -121,6 +129,64 @@ impl Record {
         // SAFETY: the waiter's handle keeps the task, and its claim.
         unsafe { (self.awaited.runner_of)(self.awaited.claim) }
     }
+
+    /// Z2: the unfinished tasks that can run (or run) on which the wait's
+    /// end depends: the awaited task itself, once it is ready; while it
+    /// is a continuation whose inputs are missing, the tasks it waits on,
+    /// through continuations of continuations. Each must end for the
+    /// wait to; one stuck is enough to block it. The references the walk
+    /// takes are moved to `keep`, to be dropped after the table's lock
+    /// (the last of one may run a user's `Drop`).
+    fn leaves(&self, keep: &mut Vec<TaskRef>) -> Vec<Leaf> {
+        // `--cfg stealpool_bug="stall_inputs_ignored"` never follows a
+        // continuation's inputs: a wait on one whose inputs are missing is
+        // never blocked (the detector before Z2 followed them).
+        if bug!("stall_inputs_ignored") && self.awaited.pending.is_some() {
+            return Vec::new();
+        }
+        let Some((job, state)) = self.awaited.pending else {
+            return vec![Leaf {
+                pool: self.awaited.pool,
+                runner: self.awaited_runner(),
+                origin: self.awaited.origin,
+                input: false,
+            }];
+        };
+        let mut leaves = Vec::new();
+        let mut seen = HashSet::from([job]);
+        // SAFETY: the waiter's handle keeps the job; the function is its own.
+        let mut to_visit = vec![(self.awaited.pool, unsafe { state(job) }, false)];
+        while let Some((pool, state, input)) = to_visit.pop() {
+            if state.finished {
+            } else if state.ready {
+                leaves.push(Leaf {
+                    pool,
+                    runner: state.runner,
+                    origin: state.origin,
+                    input,
+                });
+            } else {
+                for task in &state.inputs {
+                    if seen.insert(task.job()) {
+                        to_visit.push((task.registry(), task.state(), true));
+                    }
+                }
+            }
+            keep.extend(state.inputs);
+        }
+        leaves
+    }
+}
+
+/// Z2: a task a wait's end depends on: ready to run, not finished.
+#[derive(Clone, Copy)]
+struct Leaf {
+    pool: *const Registry,
+    /// Its claim's runner id; 0 while nobody claimed it.
+    runner: usize,
+    origin: &'static Location<'static>,
+    /// Reached through a continuation's inputs, not the awaited task.
+    input: bool,
 }
 
 /// The error of a wait that can never end, with what the detector saw.
@@ -147,6 +213,9 @@ struct WaitReport {
     /// The awaited task's pool, by its number in the report, if it is one
     /// of the blocked set's.
     task_pool: Option<usize>,
+    /// The input (of a continuation) that cannot end, if that is what
+    /// blocks the wait: where it was made.
+    through: Option<&'static Location<'static>>,
     /// Where the thread that runs the awaited task waits, beneath which it
     /// runs; `None` if nobody started it.
     beneath: Option<&'static Location<'static>>,
@@ -188,9 +257,12 @@ impl fmt::Display for Stall {
         for wait in &self.waits {
             write!(
                 f,
-                " the JoinHandle::join at {} (pool {}) waits for the task made at {}",
+                " the JoinHandle::join at {} (on a thread of pool {}) waits for the task made at {}",
                 wait.joined_at, wait.pool, wait.origin
             )?;
+            if let Some(input) = wait.through {
+                write!(f, ", whose input made at {input}")?;
+            }
             if let Some(pool) = wait.task_pool {
                 write!(f, " (pool {pool})")?;
             }
@@ -268,6 +340,8 @@ pub(crate) fn park<'a>(
     released: Released,
 ) -> Result<Parked<'a>, Stall> {
     let domain = &*worker.registry().stalls;
+    // Declared before the lock's guard, so dropped after it.
+    let mut keep = Vec::new();
     let mut table = domain.lock();
     let id = table.next_id;
     table.next_id += 1;
@@ -281,18 +355,54 @@ pub(crate) fn park<'a>(
     if bug!("stall_unchecked") {
         return Ok(Parked { domain, id });
     }
-    let blocked = blocked(&table.records);
+    let leaves: Vec<Vec<Leaf>> = table
+        .records
+        .iter()
+        .map(|record| record.leaves(&mut keep))
+        .collect();
+    let (blocked, stuck) = blocked(&table.records, &leaves);
     let own = table.records.len() - 1;
     if blocked[own] {
-        let stall = report(&table.records, &blocked, own);
+        let stall = report(&table.records, &blocked, &stuck, own);
         table.records.swap_remove(own);
         return Err(stall);
     }
     Ok(Parked { domain, id })
 }
 
-/// Z2: which records are *blocked*: the largest set of unreleased waits,
-/// each on a task whose pool is known, such that each awaits a task
+/// Each pool's number of member threads, read once per computation (Z2:
+/// under the accounts lock).
+struct Members(Vec<(*const Registry, usize)>);
+
+impl Members {
+    fn read(records: &[Record], leaves: &[Vec<Leaf>]) -> Members {
+        let mut members = Members(Vec::new());
+        for (record, leaves) in records.iter().zip(leaves) {
+            let pools = [record.pool, record.awaited.lent_to]
+                .into_iter()
+                .chain(leaves.iter().map(|leaf| leaf.pool));
+            for pool in pools {
+                if !pool.is_null() && !members.0.iter().any(|&(known, _)| ptr::eq(known, pool)) {
+                    // SAFETY: a pool a record names is held by its waiter,
+                    // its handle, or the references walked to its leaves.
+                    members.0.push((pool, unsafe { &*pool }.sleep.members_exact()));
+                }
+            }
+        }
+        members
+    }
+
+    fn of(&self, pool: *const Registry) -> usize {
+        self.0
+            .iter()
+            .find(|&&(known, _)| ptr::eq(known, pool))
+            .map_or(0, |&(_, members)| members)
+    }
+}
+
+/// Z2: which records are *blocked*: the largest set of unreleased waits
+/// such that each depends on a task (a leaf: the awaited task, or an
+/// input a continuation waits on) that is
 ///
 /// * claimed by a thread whose own wait is in the set (the task runs
 ///   beneath that wait), or
@@ -300,39 +410,42 @@ pub(crate) fn park<'a>(
 ///   set (nobody can take it), each of those lending itself (Y4) only to
 ///   a pool whose every thread has a wait in the set (nobody can hand it
 ///   the task).
-fn blocked(records: &[Record]) -> Vec<bool> {
+///
+/// With it, for each blocked record, the leaf that blocks it.
+fn blocked(records: &[Record], leaves: &[Vec<Leaf>]) -> (Vec<bool>, Vec<Option<Leaf>>) {
     // `--cfg stealpool_bug="stall_released_ignored"` counts a released
     // wait as blocked: its setter may go on to park too, and the wait it
     // let go would be reported with it (what Z3 rules out).
     let mut blocked: Vec<bool> = records
         .iter()
-        .map(|record| {
-            !record.awaited.pool.is_null() && (bug!("stall_released_ignored") || !record.is_released())
+        .zip(leaves)
+        .map(|(record, leaves)| {
+            !leaves.is_empty() && (bug!("stall_released_ignored") || !record.is_released())
         })
         .collect();
-    let runners: Vec<usize> = records.iter().map(Record::awaited_runner).collect();
-    // Each pool's members, read once (Z2: under the accounts lock).
-    let mut members: Vec<(*const Registry, usize)> = Vec::new();
-    for record in records {
-        for pool in [record.pool, record.awaited.pool, record.awaited.lent_to] {
-            if !pool.is_null() && !members.iter().any(|&(known, _)| ptr::eq(known, pool)) {
-                // SAFETY: a pool a record names is held by its waiter or
-                // its handle.
-                members.push((pool, unsafe { &*pool }.sleep.members_exact()));
-            }
-        }
-    }
+    let members = Members::read(records, leaves);
     let all_blocked = |blocked: &[bool], pool: *const Registry| {
-        let members = members
-            .iter()
-            .find(|&&(known, _)| ptr::eq(known, pool))
-            .map_or(0, |&(_, members)| members);
         let parked = records
             .iter()
             .zip(blocked)
             .filter(|(record, &is)| is && ptr::eq(record.pool, pool))
             .count();
+        let members = members.of(pool);
         members > 0 && parked == members
+    };
+    let leaf_stuck = |blocked: &[bool], leaf: &Leaf| match leaf.runner {
+        0 => {
+            all_blocked(blocked, leaf.pool)
+                && records.iter().zip(blocked).all(|(other, &is)| {
+                    !is || !ptr::eq(other.pool, leaf.pool)
+                        || other.awaited.lent_to.is_null()
+                        || all_blocked(blocked, other.awaited.lent_to)
+                })
+        }
+        runner => records
+            .iter()
+            .zip(blocked)
+            .any(|(other, &is)| is && other.runner == runner),
     };
     loop {
         let mut changed = false;
@@ -340,28 +453,13 @@ fn blocked(records: &[Record]) -> Vec<bool> {
             if !blocked[at] {
                 continue;
             }
-            let record = &records[at];
             // `--cfg stealpool_bug="stall_awaits_ignored"` looks no further
             // than the waiter's own pool: every thread of it parked makes a
             // stall, whoever runs the awaited task (what Z2 rules out).
             let awaited_stuck = if bug!("stall_awaits_ignored") {
-                all_blocked(&blocked, record.pool)
+                all_blocked(&blocked, records[at].pool)
             } else {
-                match runners[at] {
-                    0 => {
-                        let pool = record.awaited.pool;
-                        all_blocked(&blocked, pool)
-                            && records.iter().zip(&blocked).all(|(other, &is)| {
-                                !is || !ptr::eq(other.pool, pool)
-                                    || other.awaited.lent_to.is_null()
-                                    || all_blocked(&blocked, other.awaited.lent_to)
-                            })
-                    }
-                    runner => records
-                        .iter()
-                        .zip(&blocked)
-                        .any(|(other, &is)| is && other.runner == runner),
-                }
+                leaves[at].iter().any(|leaf| leaf_stuck(&blocked, leaf))
             };
             if !awaited_stuck {
                 blocked[at] = false;
@@ -369,19 +467,28 @@ fn blocked(records: &[Record]) -> Vec<bool> {
             }
         }
         if !changed {
-            return blocked;
+            let stuck = (0..records.len())
+                .map(|at| {
+                    let first = leaves[at].first().copied();
+                    let found = leaves[at].iter().find(|leaf| leaf_stuck(&blocked, leaf)).copied();
+                    blocked[at].then_some(found.or(first)).flatten()
+                })
+                .collect();
+            return (blocked, stuck);
         }
     }
 }
 
-/// The report of the blocked set, for the wait `at`.
-fn report(records: &[Record], blocked: &[bool], at: usize) -> Stall {
+/// The report of the blocked set, for the wait `at`; `stuck` holds the
+/// leaf that blocks each blocked wait.
+fn report(records: &[Record], blocked: &[bool], stuck: &[Option<Leaf>], at: usize) -> Stall {
     let mut pools: Vec<*const Registry> = vec![records[at].pool];
     for (record, &is) in records.iter().zip(blocked) {
         if is && !pools.iter().any(|&pool| ptr::eq(pool, record.pool)) {
             pools.push(record.pool);
         }
     }
+    let number = |pool: *const Registry| pools.iter().position(|&known| ptr::eq(known, pool));
     let reports = pools
         .iter()
         .map(|&pool| {
@@ -391,14 +498,11 @@ fn report(records: &[Record], blocked: &[bool], at: usize) -> Stall {
                 records
                     .iter()
                     .zip(blocked)
-                    .filter(move |(record, &is)| is && ptr::eq(record.pool, pool))
+                    .enumerate()
+                    .filter(move |(_, (record, &is))| is && ptr::eq(record.pool, pool))
             };
             let mut awaits: Vec<usize> = mine()
-                .filter_map(|(record, _)| {
-                    pools
-                        .iter()
-                        .position(|&other| ptr::eq(other, record.awaited.pool))
-                })
+                .filter_map(|(index, _)| stuck[index].and_then(|leaf| number(leaf.pool)))
                 .collect();
             awaits.sort_unstable();
             awaits.dedup();
@@ -411,7 +515,6 @@ fn report(records: &[Record], blocked: &[bool], at: usize) -> Stall {
             }
         })
         .collect();
-    let number = |pool: *const Registry| pools.iter().position(|&known| ptr::eq(known, pool));
     let order = std::iter::once(at).chain((0..records.len()).filter(|&other| other != at && blocked[other]));
     let mut waits = Vec::new();
     let mut more_waits = 0;
@@ -421,21 +524,22 @@ fn report(records: &[Record], blocked: &[bool], at: usize) -> Stall {
             continue;
         }
         let record = &records[index];
-        let runner = record.awaited_runner();
-        let beneath = (runner != 0)
-            .then(|| {
+        let leaf = stuck[index];
+        let beneath = leaf
+            .filter(|leaf| leaf.runner != 0)
+            .and_then(|leaf| {
                 records
                     .iter()
                     .zip(blocked)
-                    .find(|(other, &is)| is && other.runner == runner)
-                    .map(|(other, _)| other.awaited.joined_at)
+                    .find(|(other, &is)| is && other.runner == leaf.runner)
             })
-            .flatten();
+            .map(|(other, _)| other.awaited.joined_at);
         waits.push(WaitReport {
             joined_at: record.awaited.joined_at,
             pool: number(record.pool).unwrap_or(0),
             origin: record.awaited.origin,
-            task_pool: number(record.awaited.pool),
+            task_pool: leaf.and_then(|leaf| number(leaf.pool)),
+            through: leaf.filter(|leaf| leaf.input).map(|leaf| leaf.origin),
             beneath,
         });
     }

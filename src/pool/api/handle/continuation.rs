@@ -20,7 +20,7 @@ use crate::pool::kernel::job::drop_payload;
 use crate::pool::kernel::job::drop_quietly;
 use crate::pool::kernel::ordering::{ARRIVE, READY_LOAD};
 use crate::pool::kernel::registry::Registry;
-use crate::pool::kernel::serving::TaskRef;
+use crate::pool::kernel::serving::{TaskRef, TaskState};
 use crate::pool::kernel::worker::WorkerThread;
 use crate::sync::flags::bug;
 use crate::sync::{thread_local, Arc, AtomicUsize, UnsafeCell};
@@ -175,7 +175,7 @@ where
             claim: Claim::new(),
             inputs,
             func: UnsafeCell::new(Some(func)),
-            packet: Packet::new(false, antecedents),
+            packet: Packet::new(false, antecedents, Location::caller()),
         });
         let reference = Arc::into_raw(job.clone());
         let handle = JoinHandle {
@@ -188,8 +188,7 @@ where
             claim: NonNull::from(unsafe { &(*reference).claim }),
             run_here: Self::run_here,
             registry,
-            inputs: Self::inputs,
-            origin: Location::caller(),
+            state: Self::state,
         };
         (job, handle)
     }
@@ -291,11 +290,12 @@ where
         });
     }
 
-    /// H8: the tasks the job still waits for.
-    unsafe fn inputs(job: *const ()) -> Vec<TaskRef> {
+    /// H8, Z2: what the job is at.
+    unsafe fn state(job: *const ()) -> TaskState {
         // SAFETY: the caller holds a reference, made by `new` or
         // `continuation`.
-        unsafe { &*job.cast::<Self>() }.packet.inputs()
+        let job = unsafe { &*job.cast::<Self>() };
+        job.packet.state(&job.claim)
     }
 
     unsafe fn retain(job: *const ()) {

@@ -14,7 +14,7 @@ use crate::lockfree::JobRef;
 use crate::pool::kernel::job::drop_payload;
 use crate::pool::kernel::latch::{CrossPoolLatch, Latch, LockLatch};
 use crate::pool::kernel::registry::Registry;
-use crate::pool::kernel::serving::{self, Awaited, TaskRef, Waiting};
+use crate::pool::kernel::serving::{self, Awaited, TaskRef, TaskState, Waiting};
 use crate::pool::kernel::stall::{self, Released};
 use crate::pool::kernel::worker::WorkerThread;
 use crate::pool::queues::priority::Priority;
@@ -90,6 +90,9 @@ const CONSUMED: &str = "stealpool: JoinHandle used after it was polled to comple
 /// held, so a waiter that unregisters under it never leaves a dangling one.
 pub(crate) struct Packet<R> {
     state: Mutex<State<R>>,
+    /// Where the task was made (`submit`, `then`, `zip`, `when_all`): its
+    /// name in stall reports (Z2).
+    origin: &'static Location<'static>,
 }
 
 // SAFETY: the raw latch pointers are only dereferenced under the mutex,
@@ -117,9 +120,11 @@ impl<R> Drop for Packet<R> {
 impl<R> Packet<R> {
     /// The packet of a task that can run at once (`ready`, no `inputs`)
     /// or of a continuation, which can once its inputs are there
-    /// (`mark_ready`); `inputs` are the tasks it waits for (H8).
-    pub(crate) fn new(ready: bool, inputs: Vec<TaskRef>) -> Self {
+    /// (`mark_ready`); `inputs` are the tasks it waits for (H8), `origin`
+    /// where it was made.
+    pub(crate) fn new(ready: bool, inputs: Vec<TaskRef>, origin: &'static Location<'static>) -> Self {
         Packet {
+            origin,
             state: Mutex::new(State {
                 result: Slot::Pending,
                 waiter: Waiter::None,
@@ -130,10 +135,18 @@ impl<R> Packet<R> {
         }
     }
 
-    /// H8: new references to the tasks the continuation still waits for;
-    /// none once it is ready.
-    pub(crate) fn inputs(&self) -> Vec<TaskRef> {
-        self.lock().inputs.iter().map(TaskRef::clone_ref).collect()
+    /// H8, Z2: what the task of this packet, whose claim is `claim`, is
+    /// at; with new references to the tasks a continuation still waits
+    /// for (none once it is ready).
+    pub(crate) fn state(&self, claim: &Claim) -> TaskState {
+        let state = self.lock();
+        TaskState {
+            finished: !matches!(state.result, Slot::Pending),
+            ready: state.ready,
+            runner: claim.runner(),
+            origin: self.origin,
+            inputs: state.inputs.iter().map(TaskRef::clone_ref).collect(),
+        }
     }
 
     /// H4, K4: the continuation can run now (its last input arrived). A
@@ -221,12 +234,8 @@ pub struct JoinHandle<R> {
     pub(in crate::pool) run_here: unsafe fn(*const (), &WorkerThread) -> bool,
     /// The pool the task runs on, where continuations of it run too.
     pub(in crate::pool) registry: Arc<Registry>,
-    /// H8: the tasks a continuation still waits for (none for a
-    /// submitted task).
-    pub(in crate::pool) inputs: unsafe fn(*const ()) -> Vec<TaskRef>,
-    /// Where the task was made (`submit`, `then`, `zip`, `when_all`): its
-    /// name in stall reports (Z2).
-    pub(in crate::pool) origin: &'static Location<'static>,
+    /// H8, Z2: what the task is at (`Packet::state`).
+    pub(in crate::pool) state: unsafe fn(*const ()) -> TaskState,
 }
 
 // SAFETY: the handle owns one reference to the job's `Arc`, whose packet is
@@ -279,6 +288,13 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
         drop(unsafe { Arc::from_raw(job.cast::<Self>()) });
     }
 
+    /// H8, Z2: what the task is at.
+    unsafe fn state(job: *const ()) -> TaskState {
+        // SAFETY: the caller holds a reference, made by `submit`.
+        let job = unsafe { &*job.cast::<Self>() };
+        job.packet.state(&job.claim)
+    }
+
     unsafe fn retain(job: *const ()) {
         // SAFETY: the caller holds a reference, made by `submit`.
         unsafe { Arc::increment_strong_count(job.cast::<Self>()) }
@@ -311,7 +327,7 @@ where
         header: JobHeader::new(SubmitJob::<F, R>::execute),
         claim: Claim::new(),
         func: UnsafeCell::new(Some(f)),
-        packet: Packet::new(true, Vec::new()),
+        packet: Packet::new(true, Vec::new(), Location::caller()),
     });
     let queued = Arc::into_raw(job.clone());
     registry.count_task();
@@ -331,14 +347,8 @@ where
         claim: NonNull::from(unsafe { &(*job).claim }),
         run_here: SubmitJob::<F, R>::run_here,
         registry: registry.clone(),
-        inputs: no_inputs,
-        origin: Location::caller(),
+        state: SubmitJob::<F, R>::state,
     }
-}
-
-/// H8: a submitted task waits for no other.
-pub(in crate::pool) unsafe fn no_inputs(_job: *const ()) -> Vec<TaskRef> {
-    Vec::new()
 }
 
 impl<R> JoinHandle<R> {
@@ -410,16 +420,19 @@ impl<R: Send> JoinHandle<R> {
     /// joins it: a cycle), with a message that says so, rather than
     /// waiting forever. On a worker, if parking would complete a *stall*:
     /// every thread of this pool, and of every pool their waits depend
-    /// on, is parked in a `JoinHandle::join` whose task is queued or runs
-    /// beneath such a wait, so none of them could ever return (a cycle of
-    /// handles across threads, or more waits at once than
+    /// on, is parked in a `JoinHandle::join` whose task (or, for a
+    /// continuation, one of the inputs it still waits for) is queued or
+    /// runs beneath such a wait, so none of them could ever return (a
+    /// cycle of handles across threads, through continuations or across
+    /// pools, or more waits at once than
     /// [`Builder::max_blocking_threads`](crate::Builder::max_blocking_threads)
     /// lets spares stand in for). The message names the pools, their
     /// limits and what they wait on, and up to eight of the waits: where
     /// each was joined, where its task was made (`submit`, `then`, `zip`,
-    /// `when_all`) and beneath which join that task runs. Waits the pool cannot see (a channel,
-    /// a lock, a `join` half, a scope) are never part of a stall, so a
-    /// program blocked in them is not reported.
+    /// `when_all`), the input that blocks a continuation, and beneath
+    /// which join the blocking task runs. Waits the pool cannot see (a
+    /// channel, a lock, a `join` half, a scope) are never part of a stall,
+    /// so a program blocked in them is not reported.
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::new(1);
@@ -564,7 +577,7 @@ impl<R: Send> JoinHandle<R> {
                 self.run_here,
                 self.retain,
                 self.release,
-                self.inputs,
+                self.state,
             )
         }
     }
@@ -640,7 +653,7 @@ impl<R: Send> JoinHandle<R> {
             return false;
         }
         // SAFETY: the handle's reference keeps the job; the function is its own.
-        let mut pending = unsafe { (self.inputs)(self.job) };
+        let mut pending = unsafe { (self.state)(self.job) }.inputs;
         pending.reverse();
         let mut seen = std::collections::HashSet::new();
         let mut ran = false;
@@ -651,18 +664,10 @@ impl<R: Send> JoinHandle<R> {
             if task.is_of(worker.registry()) && task.run_on(worker) {
                 ran = true;
             } else {
-                pending.extend(task.inputs().into_iter().rev());
+                pending.extend(task.state().inputs.into_iter().rev());
             }
         }
         ran
-    }
-
-    /// Z1: the pool whose threads alone can finish the task: its own,
-    /// once it can run (a submitted task always; a continuation once its
-    /// inputs are there, K4); `None` while a continuation's inputs may
-    /// still run anywhere.
-    fn awaited_pool(&self) -> Option<&Registry> {
-        self.packet().lock().ready.then_some(&*self.registry)
     }
 
     /// Z1: the task as the stall detector reads it, for a waiter lending
@@ -677,14 +682,17 @@ impl<R: Send> JoinHandle<R> {
             // SAFETY: the caller's promise.
             unsafe { &*claim.cast::<Claim>() }.runner()
         }
+        // Z1: a task that can run (a submitted task always; a continuation
+        // once its inputs are there, K4) is read by its claim alone; one
+        // whose inputs are missing, through them (H8's references).
+        let ready = self.packet().lock().ready;
         stall::Awaited {
-            pool: self
-                .awaited_pool()
-                .map_or(std::ptr::null(), |pool| pool as *const Registry),
+            pool: &raw const *self.registry,
+            pending: (!ready).then_some((self.job, self.state)),
             claim: self.claim.as_ptr().cast_const().cast(),
             runner_of,
             lent_to: lent_to.map_or(std::ptr::null(), |pool| pool as *const Registry),
-            origin: self.origin,
+            origin: self.packet().origin,
             joined_at,
         }
     }
