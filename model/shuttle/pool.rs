@@ -1369,8 +1369,9 @@ fn one_worker_no_spare() -> ThreadPool {
 // The stall detector (Z1-Z4) at the sizes loom cannot reach:
 //
 // 1. a cycle of handles across two one-worker pools with no spare (`y`
-//    waits for `x`'s handle, then joins it; `x` joins `y`): reported
-//    exactly once, whatever the schedule;
+//    waits for `x`'s handle, then joins it; `x` joins `y`, or, every
+//    other iteration, `y.then(..)`, through its input): reported exactly
+//    once, whatever the schedule;
 // 2. a pipeline of 12 stages alternating between two pools of one worker
 //    and one spare slot, each stage joining the one before and passing
 //    its panic on: it finishes with the right value, or ends with the
@@ -1409,8 +1410,14 @@ fn stall_detector() {
             };
             join_counting(x, &reports_y)
         });
+        static CYCLES: StdAtomicUsize = StdAtomicUsize::new(0);
+        let awaited = if CYCLES.fetch_add(1, Ordering::Relaxed) % 2 == 1 {
+            y.then(|value| value + 10)
+        } else {
+            y
+        };
         let reports_x = reports.clone();
-        let x = a.submit(move || join_counting(y, &reports_x));
+        let x = a.submit(move || join_counting(awaited, &reports_x));
         *slot.lock().unwrap() = Some(x);
         drop(a);
         drop(b);
