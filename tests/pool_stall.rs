@@ -57,8 +57,10 @@ fn join_slot(slot: &Slot, reports: &Mutex<Vec<String>>) -> u32 {
 /// Two tasks, on `first` and `second`, each started before it joins the
 /// other's handle (a barrier with the caller holds both until both
 /// handles are in their slots): a cycle of handles across two threads.
-/// Returns the two tasks' values, sorted, and the reports.
-fn cycle_of_two(first: &ThreadPool, second: &ThreadPool) -> (Vec<u32>, Vec<String>) {
+/// With `through_then`, the first task joins a continuation of the
+/// second's handle instead (on `second`'s pool). Returns the two tasks'
+/// values, sorted, and the reports.
+fn cycle_of_two(first: &ThreadPool, second: &ThreadPool, through_then: bool) -> (Vec<u32>, Vec<String>) {
     let (slot_x, slot_y): (Slot, Slot) = Default::default();
     let reports = Arc::new(Mutex::new(Vec::new()));
     let values = Arc::new(Mutex::new(Vec::new()));
@@ -75,7 +77,11 @@ fn cycle_of_two(first: &ThreadPool, second: &ThreadPool) -> (Vec<u32>, Vec<Strin
     let x = task(first, &slot_y);
     let y = task(second, &slot_x);
     *slot_x.lock().unwrap() = Some(x);
-    *slot_y.lock().unwrap() = Some(y);
+    *slot_y.lock().unwrap() = Some(if through_then {
+        y.then(|value| value + 10)
+    } else {
+        y
+    });
     start.wait();
     first.wait_all();
     second.wait_all();
@@ -106,7 +112,7 @@ fn a_cycle_of_handles_on_two_workers_is_reported_once() {
     common::quiet_expected_panics_or(is_report);
     for spares in [Some(0), None] {
         let pool = pool(2, spares);
-        let (values, reports) = cycle_of_two(&pool, &pool);
+        let (values, reports) = cycle_of_two(&pool, &pool, false);
         assert_eq!(reports.len(), 1, "spares {spares:?}: reports {reports:?}");
         // The reported join gives 0; the other gets that 0, plus one.
         assert_eq!(values, [0, 1]);
@@ -124,7 +130,7 @@ fn a_cycle_of_handles_through_two_pools_is_reported_once() {
     common::quiet_expected_panics_or(is_report);
     for spares in [Some(0), None] {
         let (a, b) = (pool(1, spares), pool(1, spares));
-        let (values, reports) = cycle_of_two(&a, &b);
+        let (values, reports) = cycle_of_two(&a, &b, false);
         assert_eq!(reports.len(), 1, "spares {spares:?}: reports {reports:?}");
         assert_eq!(values, [0, 1]);
         assert!(
@@ -136,35 +142,17 @@ fn a_cycle_of_handles_through_two_pools_is_reported_once() {
     }
 }
 
-/// A cycle through a continuation: `x` on `a` joins `c = y.then(..)`, a
-/// continuation on `b` whose input `y` joins `x`. Both tasks start (a
-/// barrier with the caller) before they join. The wait on `c` is blocked
-/// through `c`'s input (H8's references), so the cycle is reported once,
-/// naming the continuation and its input; both tasks then finish.
+/// A cycle through a continuation: `x` on `a` joins `y.then(..)`, a
+/// continuation on `b` whose input `y` joins `x`. The wait on the
+/// continuation is blocked through its input (H8's references), so the
+/// cycle is reported once, naming the continuation's input; both tasks
+/// then finish.
 #[test]
 fn a_cycle_through_then_is_reported_once_naming_the_input() {
     common::quiet_expected_panics_or(is_report);
     for spares in [Some(0), None] {
         let (a, b) = (pool(1, spares), pool(1, spares));
-        let (slot_x, slot_c): (Slot, Slot) = Default::default();
-        let reports = Arc::new(Mutex::new(Vec::new()));
-        let start = Arc::new(Barrier::new(3));
-        let (joined, reported, started) = (slot_x.clone(), reports.clone(), start.clone());
-        let y = b.submit(move || {
-            started.wait();
-            join_slot(&joined, &reported)
-        });
-        *slot_c.lock().unwrap() = Some(y.then(|value| value + 10));
-        let (joined, reported, started) = (slot_c.clone(), reports.clone(), start.clone());
-        let x = a.submit(move || {
-            started.wait();
-            join_slot(&joined, &reported)
-        });
-        *slot_x.lock().unwrap() = Some(x);
-        start.wait();
-        a.wait_all();
-        b.wait_all();
-        let reports = std::mem::take(&mut *reports.lock().unwrap());
+        let (_, reports) = cycle_of_two(&a, &b, true);
         assert_eq!(reports.len(), 1, "spares {spares:?}: reports {reports:?}");
         let input = format!(", whose input made at {}:", file!());
         assert_eq!(

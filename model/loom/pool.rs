@@ -933,43 +933,54 @@ fn one_worker_no_spare() -> ThreadPool {
         .expect("a pool builds")
 }
 
+/// The cycle of `stall_reported_for_a_cycle`: `y` (on `b`) waits until
+/// it gets `x`'s handle, then joins it; `x` (on `a`) joins `y`, or, with
+/// `through_then`, `y.then(..)`. Exactly one report.
+fn cycle_of_two_pools(through_then: bool) {
+    let a = one_worker_no_spare();
+    let b = one_worker_no_spare();
+    let reports = Arc::new(AtomicUsize::new(0));
+    let slot: Arc<loom::sync::Mutex<Option<stealpool::JoinHandle<u32>>>> =
+        Arc::new(loom::sync::Mutex::new(None));
+    let (slot_y, reports_y) = (slot.clone(), reports.clone());
+    let y = b.submit(move || {
+        let x = loop {
+            if let Some(x) = slot_y.lock().unwrap().take() {
+                break x;
+            }
+            loom::thread::yield_now();
+        };
+        join_counting_reports(x, &reports_y)
+    });
+    let awaited = if through_then {
+        y.then(|value| value + 10)
+    } else {
+        y
+    };
+    let reports_x = reports.clone();
+    let x = a.submit(move || join_counting_reports(awaited, &reports_x));
+    *slot.lock().unwrap() = Some(x);
+    drop(a);
+    drop(b);
+    assert_eq!(
+        reports.load(Ordering::SeqCst),
+        1,
+        "a cycle reported other than once"
+    );
+}
+
 // Preemption bound 2, floor 22000 (45760 executions observed; bound 1: 1136).
 //
-// Z1-Z4: a cycle of handles across two one-worker pools with no spare:
-// `y` (on `b`) waits until it gets `x`'s handle, then joins it; `x` (on
-// `a`) joins `y`. Whichever parks second finds both waits blocked (each
-// task claimed by the other's waiting thread) and is reported; the other
-// then gets its value. Exactly one report in every execution; none
-// (`stall_unchecked`) deadlocks here.
+// Z1-Z4: a cycle of handles across two one-worker pools with no spare.
+// Whichever wait parks second finds both blocked (each task claimed by
+// the other's waiting thread) and is reported; the other then gets its
+// value. Exactly one report in every execution; none (`stall_unchecked`)
+// deadlocks here.
 #[test]
 fn stall_reported_for_a_cycle() {
     quiet_stall_reports();
     explore_bounds("stall_reported_for_a_cycle", (2, 22_000), (1, 550), || {
-        let a = one_worker_no_spare();
-        let b = one_worker_no_spare();
-        let reports = Arc::new(AtomicUsize::new(0));
-        let slot: Arc<loom::sync::Mutex<Option<stealpool::JoinHandle<u32>>>> =
-            Arc::new(loom::sync::Mutex::new(None));
-        let (slot_y, reports_y) = (slot.clone(), reports.clone());
-        let y = b.submit(move || {
-            let x = loop {
-                if let Some(x) = slot_y.lock().unwrap().take() {
-                    break x;
-                }
-                loom::thread::yield_now();
-            };
-            join_counting_reports(x, &reports_y)
-        });
-        let reports_x = reports.clone();
-        let x = a.submit(move || join_counting_reports(y, &reports_x));
-        *slot.lock().unwrap() = Some(x);
-        drop(a);
-        drop(b);
-        assert_eq!(
-            reports.load(Ordering::SeqCst),
-            1,
-            "a cycle of handles reported other than once"
-        );
+        cycle_of_two_pools(false)
     });
 }
 
@@ -988,34 +999,7 @@ fn stall_reported_for_a_cycle_through_then() {
         "stall_reported_for_a_cycle_through_then",
         (2, 17_000),
         (1, 480),
-        || {
-            let a = one_worker_no_spare();
-            let b = one_worker_no_spare();
-            let reports = Arc::new(AtomicUsize::new(0));
-            let slot: Arc<loom::sync::Mutex<Option<stealpool::JoinHandle<u32>>>> =
-                Arc::new(loom::sync::Mutex::new(None));
-            let (slot_y, reports_y) = (slot.clone(), reports.clone());
-            let y = b.submit(move || {
-                let x = loop {
-                    if let Some(x) = slot_y.lock().unwrap().take() {
-                        break x;
-                    }
-                    loom::thread::yield_now();
-                };
-                join_counting_reports(x, &reports_y)
-            });
-            let then = y.then(|value| value + 10);
-            let reports_x = reports.clone();
-            let x = a.submit(move || join_counting_reports(then, &reports_x));
-            *slot.lock().unwrap() = Some(x);
-            drop(a);
-            drop(b);
-            assert_eq!(
-                reports.load(Ordering::SeqCst),
-                1,
-                "a cycle through a continuation reported other than once"
-            );
-        },
+        || cycle_of_two_pools(true),
     );
 }
 
