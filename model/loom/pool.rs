@@ -984,7 +984,7 @@ fn stall_reported_for_a_cycle() {
     });
 }
 
-// Preemption bound 2, floor 17000 (35456 executions observed; bound 1: 972).
+// Preemption bound 2, floor 17000 (34520 executions observed; bound 1: 956).
 //
 // Z2 through a continuation's inputs (H8's references): as above, but
 // `x` joins `y.then(..)`, a continuation on `b` whose input `y` joins `x`.
@@ -1003,7 +1003,7 @@ fn stall_reported_for_a_cycle_through_then() {
     );
 }
 
-// Preemption bound 2, floor 80000 (159909 executions observed; bound 1: 2433).
+// Preemption bound 2, floor 80000 (173129 executions observed; bound 1: 2577).
 //
 // Z2, Z3: no report while a wait can still end. `x` (on `a`) joins `z`
 // (on `b`); `w` (on `b`) joins `v` (on `a`, queued behind `x`); one

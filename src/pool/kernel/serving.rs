@@ -220,8 +220,11 @@ pub(crate) struct TaskState {
 }
 
 // SAFETY: the task is `Send + Sync` for a `Send` result (as its handle
-// is), the registry outlives the reference (the task's job holds it), and
-// the rest are plain functions.
+// is), and the rest are plain functions. The registry is dereferenced
+// only while the task's pool is held otherwise: by a handle of the task
+// (Y1-Y3's references, made and used while their handle waits) or by a
+// continuation's job (which holds its pool); H8's references to a
+// continuation's inputs only compare it.
 unsafe impl Send for TaskRef {}
 
 impl TaskRef {

@@ -135,9 +135,9 @@ impl Record {
     /// is a continuation whose inputs are missing, the tasks it waits on,
     /// through continuations of continuations. Each must end for the
     /// wait to; one stuck is enough to block it. The references the walk
-    /// takes are moved to `keep`, to be dropped after the table's lock
+    /// takes are moved to `walked`, to be dropped after the table's lock
     /// (the last of one may run a user's `Drop`).
-    fn leaves(&self, keep: &mut Vec<TaskRef>) -> Vec<Leaf> {
+    fn leaves(&self, walked: &mut Vec<TaskRef>) -> Vec<Leaf> {
         // `--cfg stealpool_bug="stall_inputs_ignored"` never follows a
         // continuation's inputs: a wait on one whose inputs are missing is
         // never blocked (the detector before Z2 followed them).
@@ -172,7 +172,7 @@ impl Record {
                     }
                 }
             }
-            keep.extend(state.inputs);
+            walked.extend(state.inputs);
         }
         leaves
     }
@@ -318,6 +318,10 @@ pub(crate) fn domain() -> Arc<StallDomain> {
 pub(crate) struct Parked<'a> {
     domain: &'a StallDomain,
     id: u64,
+    /// The references the look took (Z2), dropped once the record is gone
+    /// and the table's lock released: the last of one may run a user's
+    /// `Drop`, which may join again (and record a wait of its own).
+    _walked: Vec<TaskRef>,
 }
 
 impl Drop for Parked<'_> {
@@ -326,6 +330,7 @@ impl Drop for Parked<'_> {
         if let Some(at) = table.records.iter().position(|record| record.id == self.id) {
             table.records.swap_remove(at);
         }
+        // The references go after this body, with the lock released.
     }
 }
 
@@ -340,8 +345,10 @@ pub(crate) fn park<'a>(
     released: Released,
 ) -> Result<Parked<'a>, Stall> {
     let domain = &*worker.registry().stalls;
-    // Declared before the lock's guard, so dropped after it.
-    let mut keep = Vec::new();
+    // Declared before the lock's guard, so dropped after it when the wait
+    // does not park (its record is gone by then); moved into the `Parked`
+    // otherwise.
+    let mut walked = Vec::new();
     let mut table = domain.lock();
     let id = table.next_id;
     table.next_id += 1;
@@ -353,12 +360,16 @@ pub(crate) fn park<'a>(
         released,
     });
     if bug!("stall_unchecked") {
-        return Ok(Parked { domain, id });
+        return Ok(Parked {
+            domain,
+            id,
+            _walked: walked,
+        });
     }
     let leaves: Vec<Vec<Leaf>> = table
         .records
         .iter()
-        .map(|record| record.leaves(&mut keep))
+        .map(|record| record.leaves(&mut walked))
         .collect();
     let (blocked, stuck) = blocked(&table.records, &leaves);
     let own = table.records.len() - 1;
@@ -367,7 +378,11 @@ pub(crate) fn park<'a>(
         table.records.swap_remove(own);
         return Err(stall);
     }
-    Ok(Parked { domain, id })
+    Ok(Parked {
+        domain,
+        id,
+        _walked: walked,
+    })
 }
 
 /// Each pool's number of member threads, read once per computation (Z2:
@@ -375,16 +390,16 @@ pub(crate) fn park<'a>(
 struct Members(Vec<(*const Registry, usize)>);
 
 impl Members {
-    fn read(records: &[Record], leaves: &[Vec<Leaf>]) -> Members {
+    /// The pools of the records' waiters and of their lenders. A leaf's
+    /// pool is not read: nothing may hold it (an input's job does not),
+    /// and a pool with no record has no blocked member, so none is needed.
+    fn read(records: &[Record]) -> Members {
         let mut members = Members(Vec::new());
-        for (record, leaves) in records.iter().zip(leaves) {
-            let pools = [record.pool, record.awaited.lent_to]
-                .into_iter()
-                .chain(leaves.iter().map(|leaf| leaf.pool));
-            for pool in pools {
+        for record in records {
+            for pool in [record.pool, record.awaited.lent_to] {
                 if !pool.is_null() && !members.0.iter().any(|&(known, _)| ptr::eq(known, pool)) {
-                    // SAFETY: a pool a record names is held by its waiter,
-                    // its handle, or the references walked to its leaves.
+                    // SAFETY: a record's pool is held by its waiting
+                    // thread; the pool it lends itself to, by its handle.
                     members.0.push((pool, unsafe { &*pool }.sleep.members_exact()));
                 }
             }
@@ -392,6 +407,7 @@ impl Members {
         members
     }
 
+    /// The members of `pool`, or 0 if no record names it.
     fn of(&self, pool: *const Registry) -> usize {
         self.0
             .iter()
@@ -423,7 +439,7 @@ fn blocked(records: &[Record], leaves: &[Vec<Leaf>]) -> (Vec<bool>, Vec<Option<L
             !leaves.is_empty() && (bug!("stall_released_ignored") || !record.is_released())
         })
         .collect();
-    let members = Members::read(records, leaves);
+    let members = Members::read(records);
     let all_blocked = |blocked: &[bool], pool: *const Registry| {
         let parked = records
             .iter()

@@ -157,7 +157,10 @@ impl<R> Packet<R> {
         let mut state = self.lock();
         state.ready = true;
         // H8: the inputs are all there; their references go, after the
-        // lock (the deliverer holds one of each, so none is the last).
+        // lock. One may be the last of its job (an input of a `zip` that
+        // finished first, its handle gone): the job holds nothing of the
+        // user's by then (its closure ran, its result was delivered), but a
+        // continuation's job holds its pool, whose last reference may go.
         let inputs = std::mem::take(&mut state.inputs);
         if state.wake_on_ready {
             if let Waiter::Thread(latch, _) = std::mem::replace(&mut state.waiter, Waiter::None) {
