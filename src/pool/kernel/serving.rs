@@ -197,7 +197,7 @@ pub(crate) struct TaskRef {
     release: unsafe fn(*const ()),
     /// H8, Z2: what the task is at: finished, ready, claimed, and the
     /// tasks a continuation still waits for.
-    state: unsafe fn(*const ()) -> TaskState,
+    state: ReadState,
 }
 
 /// Reads the state of the task whose job it is given (its own type's).
@@ -240,7 +240,7 @@ impl TaskRef {
         run_here: unsafe fn(*const (), &WorkerThread) -> bool,
         retain: unsafe fn(*const ()),
         release: unsafe fn(*const ()),
-        state: unsafe fn(*const ()) -> TaskState,
+        state: ReadState,
     ) -> TaskRef {
         // SAFETY: the caller's promise.
         unsafe { retain(job) };

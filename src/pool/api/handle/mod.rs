@@ -14,7 +14,7 @@ use crate::lockfree::JobRef;
 use crate::pool::kernel::job::drop_payload;
 use crate::pool::kernel::latch::{CrossPoolLatch, Latch, LockLatch};
 use crate::pool::kernel::registry::Registry;
-use crate::pool::kernel::serving::{self, Awaited, TaskRef, TaskState, Waiting};
+use crate::pool::kernel::serving::{self, Awaited, ReadState, TaskRef, TaskState, Waiting};
 use crate::pool::kernel::stall::{self, Released};
 use crate::pool::kernel::worker::WorkerThread;
 use crate::pool::queues::priority::Priority;
@@ -238,7 +238,7 @@ pub struct JoinHandle<R> {
     /// The pool the task runs on, where continuations of it run too.
     pub(in crate::pool) registry: Arc<Registry>,
     /// H8, Z2: what the task is at (`Packet::state`).
-    pub(in crate::pool) state: unsafe fn(*const ()) -> TaskState,
+    pub(in crate::pool) state: ReadState,
 }
 
 // SAFETY: the handle owns one reference to the job's `Arc`, whose packet is
