@@ -240,6 +240,26 @@ impl LockLatch {
             is_set = self.changed.wait(is_set).unwrap_or_else(|e| e.into_inner());
         }
     }
+
+    /// Blocks until the latch is set or, with `period`, at most that long
+    /// (Z5); whether it is set.
+    pub(crate) fn wait_for(&self, period: Option<std::time::Duration>) -> bool {
+        match period {
+            #[cfg(not(any(feature = "loom", feature = "shuttle")))]
+            Some(period) => {
+                let is_set = self.is_set.lock().unwrap_or_else(|e| e.into_inner());
+                let (is_set, _) = self
+                    .changed
+                    .wait_timeout_while(is_set, period, |is_set| !*is_set)
+                    .unwrap_or_else(|e| e.into_inner());
+                *is_set
+            }
+            _ => {
+                self.wait();
+                true
+            }
+        }
+    }
 }
 
 impl Latch for LockLatch {

@@ -18,6 +18,10 @@
 //! and returns [`Stall`]; `join` panics with its message. A blocked set
 //! forms only as a wait parks, and holds that wait (Z4), but for one
 //! closed by a continuation's last input arriving, which is not seen.
+//! On real threads a parked wait also looks again every `RECHECK`
+//! (Z5), counting threads asleep for want of work as unable to hand a
+//! lender a task: a set closed by such a thread going to sleep is
+//! reported too, once seen twice in a row.
 //!
 //! Nothing on the hot path takes part: a latch's setter never looks at
 //! the table. A record whose latch is set, or whose mailbox holds a job,
@@ -60,6 +64,9 @@ unsafe impl Sync for StallDomain {}
 struct Table {
     records: Vec<Record>,
     next_id: u64,
+    /// Counts every record added or removed (Z5): a re-check that finds
+    /// the same count found the same waits.
+    changes: u64,
 }
 
 /// The task a parked wait awaits, as the detector reads it (Z1).
@@ -322,6 +329,11 @@ pub(crate) struct Parked<'a> {
     /// and the table's lock released: the last of one may run a user's
     /// `Drop`, which may join again (and record a wait of its own).
     _walked: Vec<TaskRef>,
+    /// Z5: the table's count of changes at the last re-check that found
+    /// this wait blocked.
+    blocked_at: Option<u64>,
+    /// Z5: the table's count of changes at the last look.
+    seen: u64,
 }
 
 impl Drop for Parked<'_> {
@@ -329,6 +341,7 @@ impl Drop for Parked<'_> {
         let mut table = self.domain.lock();
         if let Some(at) = table.records.iter().position(|record| record.id == self.id) {
             table.records.swap_remove(at);
+            table.changes += 1;
         }
         // The references go after this body, with the lock released.
     }
@@ -352,6 +365,7 @@ pub(crate) fn park<'a>(
     let mut table = domain.lock();
     let id = table.next_id;
     table.next_id += 1;
+    table.changes += 1;
     table.records.push(Record {
         id,
         pool: worker.registry(),
@@ -364,6 +378,8 @@ pub(crate) fn park<'a>(
             domain,
             id,
             _walked: walked,
+            blocked_at: None,
+            seen: table.changes,
         });
     }
     let leaves: Vec<Vec<Leaf>> = table
@@ -371,36 +387,123 @@ pub(crate) fn park<'a>(
         .iter()
         .map(|record| record.leaves(&mut walked))
         .collect();
-    let (blocked, stuck) = blocked(&table.records, &leaves);
+    let (blocked, stuck) = blocked(&table.records, &leaves, Idle::Ignored);
     let own = table.records.len() - 1;
     if blocked[own] {
         let stall = report(&table.records, &blocked, &stuck, own);
         table.records.swap_remove(own);
+        table.changes += 1;
         return Err(stall);
     }
     Ok(Parked {
         domain,
         id,
         _walked: walked,
+        blocked_at: None,
+        seen: table.changes,
     })
 }
 
-/// Each pool's number of member threads, read once per computation (Z2:
-/// under the accounts lock).
-struct Members(Vec<(*const Registry, usize)>);
+/// Z5: how long a recorded wait parks before it looks at the table
+/// again; none under the model checkers, whose waits park until woken
+/// (they check Z4, the report as the set forms).
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+pub(crate) const RECHECK: Option<std::time::Duration> = Some(std::time::Duration::from_millis(200));
+/// Z5: none under the model checkers.
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+pub(crate) const RECHECK: Option<std::time::Duration> = None;
+
+impl Parked<'_> {
+    /// Z5: a wait that stayed parked for `RECHECK` looks again, its record
+    /// kept. This time a thread of a pool it lends itself to that sleeps
+    /// with nothing to do counts as unable to hand it work: a set can be
+    /// closed by such a thread going to sleep rather than by a wait
+    /// parking (the last running thread of the pool the lenders serve),
+    /// which Z4 does not see. Asleep is a moment's state, so the wait is
+    /// reported only when found blocked at two re-checks in a row with no
+    /// wait recorded or removed between them (nor during the period
+    /// before the first): `Err` then, with the record removed, and the
+    /// wait ends without its result.
+    pub(crate) fn recheck(&mut self) -> Result<(), Stall> {
+        // Declared before the guard: dropped after it (as in `park`).
+        let mut walked = Vec::new();
+        let mut table = self.domain.lock();
+        let Some(own) = table.records.iter().position(|record| record.id == self.id) else {
+            return Ok(());
+        };
+        // Only a table that stood still for a whole period is computed
+        // (a moving one is no stall yet), and only if a pool some wait
+        // lends itself to has a thread asleep: otherwise the set is the
+        // one Z4 computed as this wait parked, or as a later one did.
+        if self.seen != table.changes {
+            self.seen = table.changes;
+            self.blocked_at = None;
+            return Ok(());
+        }
+        let mut served: Vec<*const Registry> = Vec::new();
+        for record in &table.records {
+            let pool = record.awaited.lent_to;
+            if !pool.is_null() && !served.iter().any(|&known| ptr::eq(known, pool)) {
+                served.push(pool);
+            }
+        }
+        // SAFETY: a pool a wait lends itself to is held by its handle.
+        if !served.iter().any(|&pool| unsafe { &*pool }.sleep.asleep_exact() > 0) {
+            self.blocked_at = None;
+            return Ok(());
+        }
+        let leaves: Vec<Vec<Leaf>> = table
+            .records
+            .iter()
+            .map(|record| record.leaves(&mut walked))
+            .collect();
+        let (blocked, stuck) = blocked(&table.records, &leaves, Idle::Counted);
+        if !blocked[own] {
+            self.blocked_at = None;
+            return Ok(());
+        }
+        if self.blocked_at != Some(table.changes) {
+            self.blocked_at = Some(table.changes);
+            return Ok(());
+        }
+        let stall = report(&table.records, &blocked, &stuck, own);
+        table.records.swap_remove(own);
+        table.changes += 1;
+        Err(stall)
+    }
+}
+
+/// Whether a computation counts the threads asleep with nothing to do
+/// (Z5): only a re-check, repeated before it reports, does.
+#[derive(Clone, Copy, PartialEq)]
+enum Idle {
+    Ignored,
+    Counted,
+}
+
+/// Each pool's number of member threads, and of those asleep for want of
+/// work if counted (Z5), read once per computation (Z2: under the
+/// accounts lock; Z5: each slot's flag under its lock).
+struct Members(Vec<(*const Registry, usize, usize)>);
 
 impl Members {
     /// The pools of the records' waiters and of their lenders. A leaf's
     /// pool is not read: nothing may hold it (an input's job does not),
     /// and a pool with no record has no blocked member, so none is needed.
-    fn read(records: &[Record]) -> Members {
+    fn read(records: &[Record], idle: Idle) -> Members {
         let mut members = Members(Vec::new());
         for record in records {
             for pool in [record.pool, record.awaited.lent_to] {
-                if !pool.is_null() && !members.0.iter().any(|&(known, _)| ptr::eq(known, pool)) {
+                if !pool.is_null() && !members.0.iter().any(|&(known, _, _)| ptr::eq(known, pool)) {
                     // SAFETY: a record's pool is held by its waiting
                     // thread; the pool it lends itself to, by its handle.
-                    members.0.push((pool, unsafe { &*pool }.sleep.members_exact()));
+                    let sleep = &unsafe { &*pool }.sleep;
+                    let asleep = if idle == Idle::Counted {
+                        sleep.asleep_exact()
+                    } else {
+                        0
+                    };
+                    members.0.push((pool, sleep.members_exact(), asleep));
                 }
             }
         }
@@ -411,8 +514,16 @@ impl Members {
     fn of(&self, pool: *const Registry) -> usize {
         self.0
             .iter()
-            .find(|&&(known, _)| ptr::eq(known, pool))
-            .map_or(0, |&(_, members)| members)
+            .find(|&&(known, _, _)| ptr::eq(known, pool))
+            .map_or(0, |&(_, members, _)| members)
+    }
+
+    /// The members of `pool` asleep for want of work, if counted.
+    fn asleep(&self, pool: *const Registry) -> usize {
+        self.0
+            .iter()
+            .find(|&&(known, _, _)| ptr::eq(known, pool))
+            .map_or(0, |&(_, _, asleep)| asleep)
     }
 }
 
@@ -425,10 +536,11 @@ impl Members {
 /// * claimed by nobody, while every thread of its pool has a wait in the
 ///   set (nobody can take it), each of those lending itself (Y4) only to
 ///   a pool whose every thread has a wait in the set (nobody can hand it
-///   the task).
+///   the task), or, counting `idle` (Z5), is asleep with nothing to do:
+///   a lender is handed a task only by a thread that runs one.
 ///
 /// With it, for each blocked record, the leaf that blocks it.
-fn blocked(records: &[Record], leaves: &[Vec<Leaf>]) -> (Vec<bool>, Vec<Option<Leaf>>) {
+fn blocked(records: &[Record], leaves: &[Vec<Leaf>], idle: Idle) -> (Vec<bool>, Vec<Option<Leaf>>) {
     // `--cfg stealpool_bug="stall_released_ignored"` counts a released
     // wait as blocked: its setter may go on to park too, and the wait it
     // let go would be reported with it (what Z3 rules out).
@@ -439,15 +551,23 @@ fn blocked(records: &[Record], leaves: &[Vec<Leaf>]) -> (Vec<bool>, Vec<Option<L
             !leaves.is_empty() && (bug!("stall_released_ignored") || !record.is_released())
         })
         .collect();
-    let members = Members::read(records);
-    let all_blocked = |blocked: &[bool], pool: *const Registry| {
-        let parked = records
+    let members = Members::read(records, idle);
+    let parked_in = |blocked: &[bool], pool: *const Registry| {
+        records
             .iter()
             .zip(blocked)
             .filter(|(record, &is)| is && ptr::eq(record.pool, pool))
-            .count();
+            .count()
+    };
+    let all_blocked = |blocked: &[bool], pool: *const Registry| {
         let members = members.of(pool);
-        members > 0 && parked == members
+        members > 0 && parked_in(blocked, pool) == members
+    };
+    // Z5: no thread of `pool` runs anything: each waits in the set or,
+    // counted, sleeps with nothing to do.
+    let none_running = |blocked: &[bool], pool: *const Registry| {
+        let all = members.of(pool);
+        all > 0 && parked_in(blocked, pool) + members.asleep(pool) >= all
     };
     let leaf_stuck = |blocked: &[bool], leaf: &Leaf| match leaf.runner {
         0 => {
@@ -455,7 +575,7 @@ fn blocked(records: &[Record], leaves: &[Vec<Leaf>]) -> (Vec<bool>, Vec<Option<L
                 && records.iter().zip(blocked).all(|(other, &is)| {
                     !is || !ptr::eq(other.pool, leaf.pool)
                         || other.awaited.lent_to.is_null()
-                        || all_blocked(blocked, other.awaited.lent_to)
+                        || none_running(blocked, other.awaited.lent_to)
                 })
         }
         runner => records

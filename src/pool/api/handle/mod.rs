@@ -502,7 +502,7 @@ impl<R: Send> JoinHandle<R> {
                     let _adopted = worker.and_then(|worker| self.help_runner(worker));
                     // Z1: a worker's wait is recorded while it parks; the
                     // park that would complete a stall is not made.
-                    let parked = match worker.map(|worker| {
+                    let mut parked = match worker.map(|worker| {
                         stall::park(
                             worker,
                             self.awaited(None, joined_at),
@@ -516,7 +516,14 @@ impl<R: Send> JoinHandle<R> {
                         Some(Ok(parked)) => Some(parked),
                         None => None,
                     };
-                    latch.wait();
+                    // Z5: a recorded wait looks again every `RECHECK`.
+                    let recheck = parked.as_ref().and(stall::RECHECK);
+                    while !latch.wait_for(recheck) {
+                        if let Some(Err(stall)) = parked.as_mut().map(|parked| parked.recheck()) {
+                            stalled = Some(stall);
+                            return;
+                        }
+                    }
                     drop(parked);
                 }
             });

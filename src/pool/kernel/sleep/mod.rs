@@ -37,7 +37,7 @@ use super::ordering::{
     barrier, barrier_known, fence, COUNTERS_RMW, PRODUCER_FENCE, RELAXED, SEARCHER_FENCE, SLEEPER_FENCE,
 };
 use super::probes;
-use crate::sync::{AtomicUsize, Mutex};
+use crate::sync::{AtomicUsize, Mutex, MutexGuard};
 use crossbeam_utils::CachePadded;
 
 /// One sleeping worker in `counters`: the low half, so that S4's test is
@@ -329,7 +329,13 @@ impl Sleep {
     /// (U2), which `has_mail` looks for under the lock the poster takes.
     /// As in `sleep` (S6), the latch is told under the slot's lock, so the
     /// setter's wake-up cannot come before the wait.
-    pub(crate) fn park(&self, index: usize, latch: &CoreLatch, has_mail: impl Fn() -> bool) {
+    pub(crate) fn park(
+        &self,
+        index: usize,
+        latch: &CoreLatch,
+        has_mail: impl Fn() -> bool,
+        recheck: Option<std::time::Duration>,
+    ) -> bool {
         let slot = &self.slots[index];
         // `--cfg stealpool_bug="park_unannounced"`: the latch is checked
         // but not told, so its setter, seeing no `SLEEPING`, wakes nobody
@@ -337,29 +343,40 @@ impl Sleep {
         if bug!("park_unannounced") {
             let mut parked = slot.lock();
             if latch.probe() || has_mail() {
-                return;
+                return false;
             }
             parked.0 = true;
             while parked.0 {
                 parked = slot.wait(parked);
             }
-            return;
+            return false;
         }
         let mut parked = slot.lock();
         // U2: a job posted before this lock is seen here; one posted after
         // finds the thread parked and wakes it. `--cfg
         // stealpool_bug="mail_unchecked"` parks without the look.
         if !bug!("mail_unchecked") && has_mail() {
-            return;
+            return false;
         }
         if !latch.fall_asleep() {
-            return;
+            return false;
         }
         parked.0 = true;
-        while parked.0 {
-            parked = slot.wait(parked);
-        }
+        let (_parked, timed_out) = wait_parked(slot, parked, recheck);
         latch.wake_up();
+        timed_out
+    }
+
+    /// Z5: how many of the pool's threads sleep for want of work now,
+    /// each flag read under its slot's lock (S8: exact there).
+    pub(crate) fn asleep_exact(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|slot| {
+                let _guard = slot.lock();
+                slot.is_asleep()
+            })
+            .count()
     }
 
     /// Wakes every sleeping worker (shutdown, X1): each slot's lock in turn,
@@ -542,6 +559,45 @@ impl Sleep {
         // S7: the sleep is over.
         self.attention.sleeper_out();
     }
+}
+
+/// H6, U2: waits until the slot's `parked` is lowered by a waker or, with
+/// `recheck` (Z5), that long has passed, lowering it then as a waker
+/// would (a later waker's notify is then a no-op); whether it timed out.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+fn wait_parked<'a>(
+    slot: &SlotSleep,
+    mut parked: MutexGuard<'a, slot::Parked>,
+    recheck: Option<std::time::Duration>,
+) -> (MutexGuard<'a, slot::Parked>, bool) {
+    while parked.0 {
+        match recheck {
+            Some(period) => {
+                let (guard, expired) = slot.wait_timeout(parked, period);
+                parked = guard;
+                if expired && parked.0 {
+                    parked.0 = false;
+                    return (parked, true);
+                }
+            }
+            None => parked = slot.wait(parked),
+        }
+    }
+    (parked, false)
+}
+
+/// H6, U2: under the model checkers, waits parks until woken (Z5 is
+/// checked on real threads only).
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+fn wait_parked<'a>(
+    slot: &SlotSleep,
+    mut parked: MutexGuard<'a, slot::Parked>,
+    _recheck: Option<std::time::Duration>,
+) -> (MutexGuard<'a, slot::Parked>, bool) {
+    while parked.0 {
+        parked = slot.wait(parked);
+    }
+    (parked, false)
 }
 
 #[cfg(test)]

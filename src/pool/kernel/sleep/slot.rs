@@ -47,6 +47,20 @@ impl SlotSleep {
         self.waker.wait(guard).unwrap_or_else(|e| e.into_inner())
     }
 
+    /// As `wait`, for at most `period` (Z5); whether it timed out.
+    #[cfg(not(any(feature = "loom", feature = "shuttle")))]
+    pub(super) fn wait_timeout<'a>(
+        &self,
+        guard: MutexGuard<'a, Parked>,
+        period: std::time::Duration,
+    ) -> (MutexGuard<'a, Parked>, bool) {
+        let (guard, result) = self
+            .waker
+            .wait_timeout(guard, period)
+            .unwrap_or_else(|e| e.into_inner());
+        (guard, result.timed_out())
+    }
+
     /// S8: the flag, read under the slot's lock (exact) or, by a waker
     /// looking for a sleeper, without it (after the waker's S3, which
     /// pairs with the sleeper's S2 after the raise).

@@ -113,13 +113,20 @@ impl WorkerThread {
                 let has_mail = || !bug!("wait_ignores_mail") && self.has_mail();
                 // Z1: recorded while parked; the park that would complete
                 // a stall is not made.
-                let parked = match watched {
+                let mut parked = match watched {
                     Some(Watched(awaited, cross)) => {
                         Some(stall::park(self, awaited, Released::Mail(cross, self.index))?)
                     }
                     None => None,
                 };
-                self.registry.sleep.park(self.index, latch, has_mail);
+                // Z5: a watched wait looks again every `RECHECK` while it
+                // stays parked, its record and stand-in kept.
+                let recheck = parked.as_ref().and(stall::RECHECK);
+                while self.registry.sleep.park(self.index, latch, has_mail, recheck) {
+                    if let Some(parked) = parked.as_mut() {
+                        parked.recheck()?;
+                    }
+                }
                 drop(parked);
                 drop(blocked);
             }
