@@ -448,7 +448,10 @@ impl Parked<'_> {
             }
         }
         // SAFETY: a pool a wait lends itself to is held by its handle.
-        if !served.iter().any(|&pool| unsafe { &*pool }.sleep.asleep_exact() > 0) {
+        if !served
+            .iter()
+            .any(|&pool| unsafe { &*pool }.sleep.asleep_exact() > 0)
+        {
             self.blocked_at = None;
             return Ok(());
         }
