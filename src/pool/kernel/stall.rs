@@ -382,12 +382,7 @@ pub(crate) fn park<'a>(
             seen: table.changes,
         });
     }
-    let leaves: Vec<Vec<Leaf>> = table
-        .records
-        .iter()
-        .map(|record| record.leaves(&mut walked))
-        .collect();
-    let (blocked, stuck) = blocked(&table.records, &leaves, Idle::Ignored);
+    let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Ignored);
     let own = table.records.len() - 1;
     if blocked[own] {
         let stall = report(&table.records, &blocked, &stuck, own);
@@ -455,12 +450,7 @@ impl Parked<'_> {
             self.blocked_at = None;
             return Ok(());
         }
-        let leaves: Vec<Vec<Leaf>> = table
-            .records
-            .iter()
-            .map(|record| record.leaves(&mut walked))
-            .collect();
-        let (blocked, stuck) = blocked(&table.records, &leaves, Idle::Counted);
+        let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Counted);
         if !blocked[own] {
             self.blocked_at = None;
             return Ok(());
@@ -528,6 +518,13 @@ impl Members {
             .find(|&&(known, _, _)| ptr::eq(known, pool))
             .map_or(0, |&(_, _, asleep)| asleep)
     }
+}
+
+/// Z2: the blocked records and the leaf that blocks each, from every
+/// record's leaves (the references the walk takes go to `walked`).
+fn blocked_set(records: &[Record], walked: &mut Vec<TaskRef>, idle: Idle) -> (Vec<bool>, Vec<Option<Leaf>>) {
+    let leaves: Vec<Vec<Leaf>> = records.iter().map(|record| record.leaves(walked)).collect();
+    blocked(records, &leaves, idle)
 }
 
 /// Z2: which records are *blocked*: the largest set of unreleased waits

@@ -562,39 +562,27 @@ impl Sleep {
 }
 
 /// H6, U2: waits until the slot's `parked` is lowered by a waker or, with
-/// `recheck` (Z5), that long has passed, lowering it then as a waker
-/// would (a later waker's notify is then a no-op); whether it timed out.
-#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+/// `recheck` (Z5, real threads only: the model checkers' waits park until
+/// woken), that long has passed, lowering it then as a waker would (a
+/// later waker's notify is then a no-op); whether it timed out.
 fn wait_parked<'a>(
     slot: &SlotSleep,
     mut parked: MutexGuard<'a, slot::Parked>,
     recheck: Option<std::time::Duration>,
 ) -> (MutexGuard<'a, slot::Parked>, bool) {
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    let _ = recheck;
     while parked.0 {
-        match recheck {
-            Some(period) => {
-                let (guard, expired) = slot.wait_timeout(parked, period);
-                parked = guard;
-                if expired && parked.0 {
-                    parked.0 = false;
-                    return (parked, true);
-                }
+        #[cfg(not(any(feature = "loom", feature = "shuttle")))]
+        if let Some(period) = recheck {
+            let (guard, expired) = slot.wait_timeout(parked, period);
+            parked = guard;
+            if expired && parked.0 {
+                parked.0 = false;
+                return (parked, true);
             }
-            None => parked = slot.wait(parked),
+            continue;
         }
-    }
-    (parked, false)
-}
-
-/// H6, U2: under the model checkers, waits parks until woken (Z5 is
-/// checked on real threads only).
-#[cfg(any(feature = "loom", feature = "shuttle"))]
-fn wait_parked<'a>(
-    slot: &SlotSleep,
-    mut parked: MutexGuard<'a, slot::Parked>,
-    _recheck: Option<std::time::Duration>,
-) -> (MutexGuard<'a, slot::Parked>, bool) {
-    while parked.0 {
         parked = slot.wait(parked);
     }
     (parked, false)
