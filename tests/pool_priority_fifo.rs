@@ -189,9 +189,18 @@ fn a_thief_takes_the_oldest_tasks_of_a_level_first() {
 /// old rule, a thief taking half of Y's tasks, made Y start the first
 /// task X had not taken while X still held the ones before it.)
 fn thief_takes_one(priority: Priority, from_inside: bool) {
+    thief_takes_one_in(priority, from_inside, true);
+}
+
+/// `thief_takes_one`, in a pool that used every level first if
+/// `levels_used`, else in a plain pool (V9: at `Normal` from outside, the
+/// same take as a pool with levels).
+fn thief_takes_one_in(priority: Priority, from_inside: bool, levels_used: bool) {
     let count = scaled(64, 8);
     let pool = Arc::new(ThreadPool::new(2));
-    use_every_level(&pool);
+    if levels_used {
+        use_every_level(&pool);
+    }
     let starts: Starts = Default::default();
     let started = Arc::new(AtomicUsize::new(0));
     let done = Arc::new(AtomicUsize::new(0));
@@ -268,6 +277,16 @@ fn a_thief_takes_one_task_of_a_level_and_the_owner_the_next() {
     // `Normal` from outside, in a pool that used a level: through
     // `Normal`'s stage, one task at a time (V8).
     thief_takes_one(Priority::Normal, false);
+}
+
+/// V9: in a pool that never used a level, `Normal` tasks from outside are
+/// taken as in one that did, one at a time through the stage: the thief
+/// takes the oldest task the owner left, never a half of its newest.
+/// (`--cfg stealpool_bug="normal_batch_plain"`, the batch moved into the
+/// owner's deque, fails it.)
+#[test]
+fn a_thief_takes_the_oldest_task_from_outside_in_a_plain_pool() {
+    thief_takes_one_in(Priority::Normal, false, false);
 }
 
 /// V8 on 1 and 2 workers, free running: the caller and a task on a worker

@@ -25,7 +25,10 @@ fn finishes<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'stati
     });
     match result.recv_timeout(Duration::from_secs(300)) {
         Ok(value) => value,
-        Err(_) => panic!("{what}: no result after 300 s: a deadlock"),
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("{what}: no result after 300 s: a deadlock"),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            panic!("{what}: the run panicked (its message is above)")
+        }
     }
 }
 
@@ -82,7 +85,13 @@ fn pipeline(pool: &ThreadPool) -> JoinHandle<u64> {
     let mut last: Option<JoinHandle<u64>> = None;
     for _ in 0..STAGES {
         let before = last.take();
-        last = Some(pool.submit(move || before.map_or(0, |h| h.join().unwrap()) + 1));
+        // A failed stage's payload goes on unchanged, so that the end's
+        // error says what failed first.
+        last = Some(pool.submit(move || {
+            before.map_or(0, |h| {
+                h.join().unwrap_or_else(|payload| panic::resume_unwind(payload))
+            }) + 1
+        }));
     }
     last.unwrap()
 }
@@ -92,7 +101,9 @@ fn a_pipeline_of_handles_submitted_from_outside_finishes() {
     for workers in 1..=3 {
         let end = finishes("pipeline from outside", move || {
             let pool = ThreadPool::new(workers);
-            pipeline(&pool).join().unwrap()
+            pipeline(&pool)
+                .join()
+                .unwrap_or_else(|payload| panic!("a stage failed: {:?}", common::message(&*payload)))
         });
         assert_eq!(end, STAGES, "{workers} workers");
     }

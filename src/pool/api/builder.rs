@@ -771,6 +771,8 @@ impl<S: ThreadSpawn> Builder<S> {
         registry.placement = Placement::new(&topology, num_threads, self.pin_workers);
         // Q10: an injector per node holding a worker.
         registry.injector = SubmitQueues::with_nodes(registry.placement.nodes());
+        // V9: and a stage for each of them.
+        registry.priority.place_nodes(registry.placement.nodes());
         registry.max_pending_joins = self.max_pending_joins.unwrap_or(NO_PENDING_LIMIT);
         registry.bounded = bounded_lens;
         registry.thread_hooks = std::mem::take(&mut self.thread_hooks);

@@ -20,7 +20,7 @@ use crate::pool::kernel::spares::Spares;
 use crate::pool::placement::affinity;
 use crate::pool::placement::topology::{Distance, Placement, Topology};
 use crate::pool::queues::injector::SubmitQueues;
-use crate::pool::queues::priority::{Priority, PriorityQueues, SLOTS};
+use crate::pool::queues::priority::{Priority, PriorityQueues, Staged, SLOTS};
 use crate::sync::flags::bug;
 use crate::sync::{AtomicBool, AtomicI64, AtomicUsize, Mutex};
 use crossbeam_utils::CachePadded;
@@ -233,11 +233,21 @@ impl Registry {
     }
 
     /// Q10: a batch from the injectors for the thread of slot `slot`, its
-    /// node's first (see `Injector::pop_batch`).
+    /// node's first (see `Injector::pop_batch`): the take before V9, kept
+    /// for `--cfg stealpool_bug="normal_batch_plain"` alone.
     #[inline]
     pub(crate) fn pop_injected(&self, slot: usize, dest: &crate::lockfree::Worker<JobRef>) -> Option<JobRef> {
         self.injector
             .pop_batch(|| self.placement.node(self.home(slot)), dest)
+    }
+
+    /// V9, Q10: the oldest job queued from outside at `Normal` for the
+    /// thread of slot `slot`, through the stage of its node's queue
+    /// first, then the other nodes'.
+    #[inline]
+    pub(crate) fn take_outside(&self, slot: usize) -> Option<Staged> {
+        self.priority
+            .take_normal_outside(&self.injector, || self.placement.node(self.home(slot)))
     }
 
     /// Makes a task's job runnable at `priority` (V2): `Normal` as `push`
@@ -407,6 +417,7 @@ impl Registry {
     /// pending `join` halves (F5) and every priority level (V4) included.
     pub(crate) fn has_work(&self) -> bool {
         !self.injector.is_empty()
+            || self.priority.has_normal_staged()
             || self.in_use(&self.stealers).iter().any(|s| !s.is_empty())
             || self.pending_joins()
             || self.priority.has_work(self.slots_in_use())

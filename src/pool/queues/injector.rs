@@ -5,13 +5,13 @@
 //! Each is a lock-free, allocation-free FIFO per submitter
 //! (`lockfree/injector/queue.rs`, proof in `proofs/injector.md`): a job is its own
 //! node, linked through its `JobHeader`. A submitter's push is one CAS and
-//! never waits for a worker; a worker takes every queued job in one swap,
-//! runs the oldest, and moves the rest to its own deque, where it pops them
-//! oldest first and the other workers steal them in halves. No submitter
-//! and no worker ever blocks on another here, so no hand-off goes through
-//! the kernel. A submitter always names the same node (Q10), so its jobs
-//! are all in one queue; a worker takes from its own node's queue first,
-//! then from the others'.
+//! never waits for a worker. A worker takes every queued job of a node in
+//! one swap into that node's stage (V8, V9 in `proofs/priority.md`) and
+//! runs the oldest; every thread then takes the stage's jobs one at a
+//! time, oldest first. No submitter ever blocks on a worker here, so no
+//! hand-off goes through the kernel. A submitter always names the same
+//! node (Q10), so its jobs are all in one queue; a worker takes from its
+//! own node's queue first, then from the others'.
 
 use crate::lockfree::injector::Queue;
 use crate::lockfree::JobRef;
@@ -89,6 +89,29 @@ impl SubmitQueues {
     /// while the workers sleep.
     pub(crate) fn is_empty(&self) -> bool {
         self.queue.is_empty() && (bug!("nodes_unchecked") || self.rest.iter().all(|queue| queue.is_empty()))
+    }
+
+    /// Whether node `node`'s queue holds no job (a relaxed snapshot, Q4).
+    pub(crate) fn node_is_empty(&self, node: usize) -> bool {
+        self.node(node).is_empty()
+    }
+
+    /// Takes every job of node `node`'s queue: returns the oldest, and
+    /// pushes the rest on `dest` oldest first (Q7), for `Normal`'s stage
+    /// of that node (V8, V9).
+    pub(crate) fn pop_batch_in_order_at(&self, node: usize, dest: &Worker<JobRef>) -> Option<JobRef> {
+        self.node(node).pop_batch_in_order(|job| dest.push(job))
+    }
+
+    /// Takes every job of node `node`'s queue and pushes them on `dest`
+    /// oldest first (Q7), behind the jobs it holds; whether there was any.
+    pub(crate) fn append_in_order_at(&self, node: usize, dest: &Worker<JobRef>) -> bool {
+        let mut moved = false;
+        for job in self.node(node).take_all_oldest_first() {
+            dest.push(job);
+            moved = true;
+        }
+        moved
     }
 
     /// Takes every job queued on one node's queue, for a worker of node

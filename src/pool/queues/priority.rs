@@ -264,15 +264,42 @@ impl Stage {
     /// still in it (Q5): stage and injector are one queue per submitter,
     /// and every take takes its oldest job.
     fn take(&self, injector: &SubmitQueues) -> Option<Staged> {
-        if self.is_empty() && injector.is_empty() {
+        self.take_with(
+            injector.is_empty(),
+            |stage| injector.pop_batch_in_order(stage),
+            |stage| injector.append_in_order(stage),
+        )
+    }
+
+    /// V8 at `Normal`: as `take`, with node `node`'s queue of `injector`
+    /// alone behind this stage (Q10: each submitter's jobs are all in one
+    /// node's queue, so the stage and that queue are its one queue).
+    fn take_node(&self, injector: &SubmitQueues, node: usize) -> Option<Staged> {
+        self.take_with(
+            injector.node_is_empty(node),
+            |stage| injector.pop_batch_in_order_at(node, stage),
+            |stage| injector.append_in_order_at(node, stage),
+        )
+    }
+
+    /// `take` over a source of jobs from outside: whether it looked empty
+    /// (a relaxed look, D12), how to take its oldest job and stage the
+    /// rest, and how to stage all of them behind the stage's jobs.
+    fn take_with(
+        &self,
+        source_empty: bool,
+        pop_in_order: impl FnOnce(&Worker<JobRef>) -> Option<JobRef>,
+        append_in_order: impl FnOnce(&Worker<JobRef>) -> bool,
+    ) -> Option<Staged> {
+        if self.is_empty() && source_empty {
             return None;
         }
         let stage = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
         let (job, moved) = if stage.is_empty() {
-            let job = injector.pop_batch_in_order(&stage)?;
+            let job = pop_in_order(&stage)?;
             (job, !stage.is_empty())
         } else {
-            let moved = injector.append_in_order(&stage);
+            let moved = append_in_order(&stage);
             let job = if bug!("stage_newest_first") {
                 // The stage's newest job: the mistake V8 rules out.
                 stage.pop()
@@ -397,9 +424,9 @@ struct Used {
     /// search is the plain one.
     bits: AtomicUsize,
     /// V8: `Normal`'s jobs from outside taken out of the pool's injector
-    /// by a search that saw a level in use, and not yet taken to run.
-    /// Empty in a pool that never used a level.
-    normal: Box<Stage>,
+    /// and not yet taken to run: one stage per node's queue (Q10), every
+    /// search's way to the jobs queued from outside (V9).
+    normal: Box<[Box<Stage>]>,
 }
 
 impl PriorityQueues {
@@ -407,7 +434,7 @@ impl PriorityQueues {
         PriorityQueues {
             used: CachePadded::new(Used {
                 bits: AtomicUsize::new(0),
-                normal: Stage::new(),
+                normal: Box::new([Stage::new()]),
             }),
             levels: stealers.map(LevelQueues::new),
         }
@@ -448,21 +475,38 @@ impl PriorityQueues {
         let used = self.in_use();
         !bug!("levels_unchecked")
             && used.any()
-            && (!self.used.normal.is_empty()
-                || (0..SLOTS).any(|slot| used.has(slot) && self.levels[slot].has_work(slots)))
+            && (0..SLOTS).any(|slot| used.has(slot) && self.levels[slot].has_work(slots))
     }
 
     /// V8: whether `Normal`'s stage may hold a job (a relaxed look, D12).
     #[inline]
     pub(crate) fn has_normal_staged(&self) -> bool {
-        !self.used.normal.is_empty()
+        self.used.normal.iter().any(|stage| !stage.is_empty())
     }
 
-    /// V8: the oldest `Normal` job queued from outside the pool, through
-    /// the pool's `injector` and `Normal`'s stage (`Stage::take`), for a
-    /// search that saw a level in use.
-    pub(crate) fn take_normal_outside(&self, injector: &SubmitQueues) -> Option<Staged> {
-        self.used.normal.take(injector)
+    /// Q10: one `Normal` stage per node's queue of the pool's injector,
+    /// once the builder has placed the workers (before any job is queued).
+    pub(crate) fn place_nodes(&mut self, nodes: usize) {
+        self.used.normal = (0..nodes.max(1)).map(|_| Stage::new()).collect();
+    }
+
+    /// V8, V9: the oldest `Normal` job queued through the pool's
+    /// `injector`, through the stage of node `own()`'s queue first, then
+    /// the other nodes' in ring order (Q10; `own` is called only with
+    /// several nodes): every search's take of jobs from outside.
+    pub(crate) fn take_normal_outside(
+        &self,
+        injector: &SubmitQueues,
+        own: impl FnOnce() -> usize,
+    ) -> Option<Staged> {
+        let stages = &self.used.normal;
+        if stages.len() == 1 {
+            return stages[0].take_node(injector, 0);
+        }
+        let (own, nodes) = (own(), stages.len());
+        (own..nodes)
+            .chain(0..own)
+            .find_map(|node| stages[node].take_node(injector, node))
     }
 }
 

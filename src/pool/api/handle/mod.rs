@@ -490,6 +490,11 @@ impl<R: Send> JoinHandle<R> {
                     continue;
                 }
             }
+            // A task another thread runs is often about to end: a few
+            // looks before the park and its stand-in.
+            if worker.is_some_and(|worker| worker.spin_until(|| self.is_finished())) {
+                return self.take_result();
+            }
             let latch = LockLatch::new();
             let mut stalled = None;
             // H2, H4: on a worker, a spare stands in while this thread

@@ -102,17 +102,8 @@ impl WorkerThread {
     /// batch into this worker's deque instead, from whose other end
     /// thieves take the newest in halves).
     pub(super) fn take_own_normal_by_level(&self) -> Option<JobRef> {
-        if bug!("normal_batch_plain") {
-            // The plain search's batch, thieves taking its newest half:
-            // the order V8 rules out in a pool that used a level.
-            return self.take_own_normal();
-        }
-        // Our own deques first, as in the plain search.
-        if let Some(job) = self.pop_own_deques() {
-            return Some(job);
-        }
-        let registry = &*self.registry;
-        self.announce_staged(registry.priority.take_normal_outside(&registry.injector)?)
+        // V9: the plain search's take, through the stage.
+        self.take_own_normal()
     }
 
     /// V7, V8: a job of `level` (not `Normal`) queued on this worker's
@@ -173,7 +164,7 @@ impl WorkerThread {
 
     /// V8: the job taken from a stage; the jobs moved into the stage with
     /// it are announced (S3).
-    fn announce_staged(&self, staged: Staged) -> Option<JobRef> {
+    pub(super) fn announce_staged(&self, staged: Staged) -> Option<JobRef> {
         if staged.moved {
             self.registry.sleep.new_work();
         }

@@ -54,6 +54,18 @@ const WAIT_ROUNDS: u32 = IDLE_ROUNDS;
 #[cfg(feature = "loom")]
 const WAIT_ROUNDS: u32 = 0;
 
+/// Rounds a `JoinHandle::join` on a worker looks at its task, run by
+/// another thread, before it parks (H4): as an idle search. A task that
+/// runs elsewhere is often about to end (in a pipeline of handles, the
+/// stage right before the joining one), and a park costs a spare standing
+/// in and a record of the stall detector (Z1). None under the model
+/// checkers, whose handle models explore the park against the result's
+/// store; the look is a read of the result's slot, under its lock.
+#[cfg(not(any(feature = "loom", feature = "shuttle")))]
+const HANDLE_WAIT_ROUNDS: u32 = IDLE_ROUNDS;
+#[cfg(any(feature = "loom", feature = "shuttle"))]
+const HANDLE_WAIT_ROUNDS: u32 = 0;
+
 /// H4: awaited tasks run in place on one stack, each on top of the
 /// `JoinHandle::join` that waits for it, before further waits park with a
 /// spare standing in instead. A frame of each costs a few hundred bytes
@@ -402,6 +414,24 @@ impl WorkerThread {
         }
         self.waits_in_place.set(depth + 1);
         Some(WaitInPlace(self))
+    }
+
+    /// `HANDLE_WAIT_ROUNDS` rounds (spin, then yield) until `done()`;
+    /// whether it was.
+    pub(crate) fn spin_until(&self, done: impl Fn() -> bool) -> bool {
+        for round in 0..HANDLE_WAIT_ROUNDS {
+            if done() {
+                return true;
+            }
+            if round < SPIN_ROUNDS {
+                for _ in 0..1u32 << round {
+                    crate::sync::spin_loop();
+                }
+            } else {
+                crate::sync::thread::yield_now();
+            }
+        }
+        done()
     }
 
     /// Marks this thread as inside `block_in_place`; returns whether it

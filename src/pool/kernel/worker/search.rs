@@ -64,12 +64,21 @@ impl WorkerThread {
             .or_else(|| self.joins.pop())
     }
 
-    /// A batch from the injectors, its node's first (Q10), moved to this
-    /// worker's deque.
+    /// V9: the oldest job queued from outside the pool, its node's first
+    /// (Q10), taken one at a time through the stage (V8), by this worker
+    /// as by a thief: submitted tasks start oldest first on every thread,
+    /// so a chain of handles, each joining the one before, never starts a
+    /// stage whose predecessor nobody has taken.
+    /// `--cfg stealpool_bug="normal_batch_plain"` moves a whole batch into
+    /// this worker's deque instead, from whose other end thieves take the
+    /// newest (the take before V9).
     pub(super) fn take_injected(&self) -> Option<JobRef> {
-        let job = self.registry.pop_injected(self.index, &self.local)?;
-        self.announce_local_work(&self.local);
-        Some(job)
+        if bug!("normal_batch_plain") {
+            let job = self.registry.pop_injected(self.index, &self.local)?;
+            self.announce_local_work(&self.local);
+            return Some(job);
+        }
+        self.announce_staged(self.registry.take_outside(self.index)?)
     }
 
     /// Other workers' deques, their bounded deques (G12), then their
