@@ -37,7 +37,8 @@ PAIRS=$(printf '%s\t%s\t%s\t%s\t%s\n' \
     when_all_reversed lin_pool test when_all_and_zip_linearizable "the handles' history is NOT linearizable" \
     stage_newest_first lin_pool test fifo_and_wait_all 'the start order is NOT FIFO per submitter \(V8\)' \
     level_steal_half lin_pool test fifo_and_wait_all 'the start order is NOT FIFO per submitter \(V8\)' \
-    wait_all_queues_only lin_pool test wait_all_quiescent 'wait_all is NOT quiescent')
+    wait_all_queues_only lin_pool test wait_all_quiescent 'wait_all is NOT quiescent' \
+    normal_batch_plain shuttle_priority test fifo_two_workers 'a task started before an older one of its submitter')
 
 status=0
 while IFS=$'\t' read -r mutant harness profile test report; do

@@ -201,12 +201,13 @@ step_lin_mutants() {
     # stale_buffer (R2) and batch_wide_cas (B1) built into lin_deque,
     # batch_newest_first (Q7) into shuttle_injector's queue check,
     # finished_early, when_all_reversed, stage_newest_first,
-    # level_steal_half (V8) and wait_all_queues_only into lin_pool, each
-    # required to fail its named test with the checker's report
+    # level_steal_half (V8) and wait_all_queues_only into lin_pool, and
+    # normal_batch_plain (V9) into shuttle_priority's start-order model,
+    # each required to fail its named test with the checker's report
     # (model/scripts/lin_mutants.sh; the seeds are fixed, so each is caught at the
     # same schedule every run). Runs after the lin step, whose builds it
     # rebuilds only this crate of; no later step uses them.
-    run lin_mutants 900 "lin mutants: deque, queue, pool" "history checkers, shuttle" -- model/scripts/lin_mutants.sh
+    run lin_mutants 900 "lin mutants: deque, queue, pool, start order" "history checkers, shuttle" -- model/scripts/lin_mutants.sh
     grep '^mutant ' "$LOGS/lin_mutants.log" >&2
 }
 

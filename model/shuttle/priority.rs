@@ -379,14 +379,17 @@ fn fifo_thief() {
 }
 
 // 1000 random + 1000 PCT schedules for each level and each source, and
-// for `Normal` from outside in a pool that used a level (its stage, V8).
+// for `Normal` from outside in a pool that used a level (its stage, V8)
+// and in a plain pool (the same take, V9).
+// `STEALPOOL_BUG=normal_batch_plain` fails it (model/scripts/lin_mutants.sh).
 #[test]
 fn fifo_two_workers() {
-    for priority in [
-        Priority::Low,
-        Priority::High,
-        Priority::Critical,
-        Priority::Normal,
+    for (priority, plain) in [
+        (Priority::Low, false),
+        (Priority::High, false),
+        (Priority::Critical, false),
+        (Priority::Normal, false),
+        (Priority::Normal, true),
     ] {
         for from_inside in [false, true] {
             if priority == Priority::Normal && from_inside {
@@ -394,13 +397,14 @@ fn fifo_two_workers() {
                 continue;
             }
             let name = format!(
-                "fifo_two_workers_{priority:?}_{}",
-                if from_inside { "inside" } else { "outside" }
+                "fifo_two_workers_{priority:?}_{}{}",
+                if from_inside { "inside" } else { "outside" },
+                if plain { "_plain" } else { "" }
             );
             check(&name, 1000, move || {
                 const COUNT: usize = 5;
                 let pool = Arc::new(ThreadPool::new(2));
-                if priority == Priority::Normal {
+                if priority == Priority::Normal && !plain {
                     // A level in use: every search is the per-level one (V1).
                     pool.spawn_with_priority(Priority::Low, || {});
                     pool.wait_all();
