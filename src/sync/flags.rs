@@ -176,6 +176,9 @@ macro_rules! bug {
     ("waiter_unserved") => {
         cfg!(stealpool_bug = "waiter_unserved")
     };
+    ("lend_any") => {
+        cfg!(stealpool_bug = "lend_any")
+    };
     // pool/kernel/stall.rs
     ("stall_unchecked") => {
         cfg!(stealpool_bug = "stall_unchecked")

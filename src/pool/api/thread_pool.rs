@@ -95,8 +95,10 @@ use std::fmt;
 /// runs there only what the awaited work needs of its own pool: a call
 /// back into it (`install`, `join`, `scope`), a task of it that the
 /// awaited work joins, or one a thread of the other pool joins while this
-/// one waits for that pool. So pools with no spares may still call into
-/// each other. A `JoinHandle::join` that finds its task running beneath
+/// one waits for that pool, if it was made before every task beneath this
+/// wait or inside one of them (so it cannot wait for them). So pools with
+/// no spares may still call into each other, and a pipeline of handles
+/// alternating between two pools finishes past every spare. A `JoinHandle::join` that finds its task running beneath
 /// it on its own thread panics with a message rather than wait forever: a
 /// cycle of the program's waits, or of waits and the pools' limits. So
 /// does one that would park while its task can never finish: it runs

@@ -192,6 +192,8 @@ pub(crate) struct TaskRef {
     /// The task's pool.
     registry: *const Registry,
     job: *const (),
+    /// Y5: its place in the order tasks were made.
+    lineage: Lineage,
     run_here: unsafe fn(*const (), &WorkerThread) -> bool,
     retain: unsafe fn(*const ()),
     release: unsafe fn(*const ()),
@@ -233,10 +235,12 @@ impl TaskRef {
     /// # Safety
     ///
     /// `job` is live (the caller holds a reference), of the pool of
-    /// `registry`, and the functions are its own.
+    /// `registry`, of `lineage` (Y5), and the functions are its own.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn new(
         registry: *const Registry,
         job: *const (),
+        lineage: Lineage,
         run_here: unsafe fn(*const (), &WorkerThread) -> bool,
         retain: unsafe fn(*const ()),
         release: unsafe fn(*const ()),
@@ -247,6 +251,7 @@ impl TaskRef {
         TaskRef {
             registry,
             job,
+            lineage,
             run_here,
             retain,
             release,
@@ -260,12 +265,18 @@ impl TaskRef {
             TaskRef::new(
                 self.registry,
                 self.job,
+                self.lineage,
                 self.run_here,
                 self.retain,
                 self.release,
                 self.state,
             )
         }
+    }
+
+    /// Y5: its place in the order tasks were made.
+    pub(crate) fn lineage(&self) -> Lineage {
+        self.lineage
     }
 
     /// The task's job, as an identity.
@@ -382,10 +393,11 @@ fn publish(worker: &WorkerThread, need: Option<TaskRef>) -> Option<TaskRef> {
     // that registers after this look reads the need. The post is made
     // under that lock too, so a lender gets it only while it waits.
     let lenders = registry.lenders.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(lender) = lenders
-        .iter()
-        .find(|lender| ptr::eq(lender.registry, posted.registry))
-    {
+    // Y5: only a lender whose every task beneath its wait was made after
+    // the task, which therefore waits for none of them.
+    if let Some(lender) = lenders.iter().find(|lender| {
+        ptr::eq(lender.registry, posted.registry) && posted.lineage.may_run_above(&lender.frames)
+    }) {
         // SAFETY: our reference keeps the task, which holds its pool.
         let target = unsafe { &*posted.registry };
         if let Some(job) = target.post(lender.index, posted.clone_ref().into_job()) {
@@ -443,6 +455,9 @@ pub(crate) fn help_with(worker: &WorkerThread, task: TaskRef) -> Option<NeedGuar
 pub(crate) struct Lender {
     registry: *const Registry,
     index: usize,
+    /// Y5: the numbers of the tasks with a handle on the lender's stack,
+    /// beneath its wait: it runs only a task that waits for none of them.
+    frames: Vec<u64>,
 }
 
 // SAFETY: the registry is only read while the lender is listed, and it
@@ -456,6 +471,7 @@ unsafe impl Send for Lender {}
 /// already there run here now.
 pub(crate) fn lend<'a>(worker: &'a WorkerThread, awaited: &'a Registry) -> LendGuard<'a> {
     let own: *const Registry = worker.registry();
+    let frames = worker.frames();
     awaited
         .lenders
         .lock()
@@ -463,15 +479,17 @@ pub(crate) fn lend<'a>(worker: &'a WorkerThread, awaited: &'a Registry) -> LendG
         .push(Lender {
             registry: own,
             index: worker.index(),
+            frames: frames.clone(),
         });
-    // Y4: listed first, then the look at the needs (each under its lock).
+    // Y4: listed first, then the look at the needs (each under its lock);
+    // Y5: only those made before every task beneath this wait.
     let needed: Vec<TaskRef> = awaited
         .needs
         .iter()
         .filter_map(|need| {
             need.lock()
                 .as_ref()
-                .filter(|(_, task)| ptr::eq(task.registry, own))
+                .filter(|(_, task)| ptr::eq(task.registry, own) && task.lineage.may_run_above(&frames))
                 .map(|(_, task)| task.clone_ref())
         })
         .collect();
@@ -479,6 +497,57 @@ pub(crate) fn lend<'a>(worker: &'a WorkerThread, awaited: &'a Registry) -> LendG
         task.run_on(worker);
     }
     LendGuard { worker, awaited }
+}
+
+/// How many of the tasks a task was made inside of its lineage names
+/// (Y5): past them, a task counts as made outside every task.
+const ANCESTORS: usize = 4;
+
+/// No task: an unused place among a lineage's ancestors.
+const NO_TASK: u64 = u64::MAX;
+
+/// Y5: where a task with a handle stands in the order tasks are made
+/// (`StallDomain::next_seq`), and the tasks with a handle it was made
+/// inside of (their bodies, or their descendants', made it), innermost
+/// first, as far as `ANCESTORS` of them.
+#[derive(Clone, Copy)]
+pub(crate) struct Lineage {
+    seq: u64,
+    ancestors: [u64; ANCESTORS],
+}
+
+impl Lineage {
+    /// The lineage of a task numbered `seq`, made inside the task of
+    /// `parent` (if it is made inside one: the innermost task with a
+    /// handle that the making thread runs, `WorkerThread::parent`).
+    pub(crate) fn new(seq: u64, parent: Option<Lineage>) -> Lineage {
+        let mut ancestors = [NO_TASK; ANCESTORS];
+        if let Some(parent) = parent {
+            ancestors[0] = parent.seq;
+            ancestors[1..].copy_from_slice(&parent.ancestors[..ANCESTORS - 1]);
+        }
+        Lineage { seq, ancestors }
+    }
+
+    /// The task's number.
+    pub(crate) fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Y5: whether this task may run on top of a wait with the tasks
+    /// numbered `frames` on the stack beneath it, so that it cannot wait
+    /// for any of them: each was made after it, or is among the tasks it
+    /// was made inside of. A task's closure holds only handles that
+    /// existed when it was made, of tasks made before it, and a task made
+    /// inside `f` was made by `f`'s body or a descendant, which hold only
+    /// handles older than `f` or of `f`'s own descendants, never `f`'s.
+    /// `--cfg stealpool_bug="lend_any"` lends every task (Y4 before Y5).
+    pub(crate) fn may_run_above(&self, frames: &[u64]) -> bool {
+        bug!("lend_any")
+            || frames
+                .iter()
+                .all(|&frame| self.seq < frame || self.ancestors.contains(&frame))
+    }
 }
 
 /// Takes a lender off its list when its wait ends, on every way out.

@@ -33,7 +33,7 @@
 
 use super::latch::{CrossPoolLatch, LockLatch};
 use super::registry::Registry;
-use super::serving::{ReadState, TaskRef};
+use super::serving::{Lineage, ReadState, TaskRef};
 use super::worker::WorkerThread;
 use crate::sync::flags::bug;
 use crate::sync::{Mutex, MutexGuard};
@@ -52,6 +52,11 @@ use std::sync::Arc;
 /// pool's, N1).
 pub(crate) struct StallDomain {
     table: Mutex<Table>,
+    /// Y5: the number the next task made gets. A `std` atomic in every
+    /// build: it orders the making of tasks and synchronizes nothing (a
+    /// task made after another's handle reached its maker gets a larger
+    /// number by the RMW's coherence alone), so no checker needs to see it.
+    next_seq: std::sync::atomic::AtomicU64,
 }
 
 // SAFETY: the raw pointers of the records are read only under the table's
@@ -70,7 +75,7 @@ struct Table {
 }
 
 /// The task a parked wait awaits, as the detector reads it (Z1).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct Awaited {
     /// The task's pool, whose threads alone can run it once it is ready.
     /// The waiter's handle keeps it alive.
@@ -80,6 +85,8 @@ pub(crate) struct Awaited {
     /// thread that runs it.
     pub(crate) claim: *const (),
     pub(crate) runner_of: unsafe fn(*const ()) -> usize,
+    /// Y5: the task's place in the order tasks were made.
+    pub(crate) lineage: Lineage,
     /// A continuation whose inputs were missing when the wait was
     /// recorded: its job and how to read its state (H8's input
     /// references), which Z2 follows to the tasks it waits on.
@@ -87,6 +94,9 @@ pub(crate) struct Awaited {
     /// Y4: the pool the waiter lends itself to while it waits, null if
     /// none: that pool's threads may hand it work.
     pub(crate) lent_to: *const Registry,
+    /// Y5: while the waiter lends itself, the numbers of the tasks on its
+    /// stack beneath the wait: it is handed only tasks that wait for none.
+    pub(crate) lender_frames: Vec<u64>,
     /// Where the task was made (`submit`, `then`, ...): its name in the
     /// report.
     pub(crate) origin: &'static Location<'static>,
@@ -155,6 +165,7 @@ impl Record {
             return vec![Leaf {
                 pool: self.awaited.pool,
                 runner: self.awaited_runner(),
+                lineage: self.awaited.lineage,
                 origin: self.awaited.origin,
                 input: false,
             }];
@@ -162,20 +173,26 @@ impl Record {
         let mut leaves = Vec::new();
         let mut seen = HashSet::from([job]);
         // SAFETY: the waiter's handle keeps the job; the function is its own.
-        let mut to_visit = vec![(self.awaited.pool, unsafe { state(job) }, false)];
-        while let Some((pool, state, input)) = to_visit.pop() {
+        let mut to_visit = vec![(
+            self.awaited.pool,
+            unsafe { state(job) },
+            self.awaited.lineage,
+            false,
+        )];
+        while let Some((pool, state, lineage, input)) = to_visit.pop() {
             if state.finished {
             } else if state.ready {
                 leaves.push(Leaf {
                     pool,
                     runner: state.runner,
+                    lineage,
                     origin: state.origin,
                     input,
                 });
             } else {
                 for task in &state.inputs {
                     if seen.insert(task.job()) {
-                        to_visit.push((task.registry(), task.state(), true));
+                        to_visit.push((task.registry(), task.state(), task.lineage(), true));
                     }
                 }
             }
@@ -191,6 +208,9 @@ struct Leaf {
     pool: *const Registry,
     /// Its claim's runner id; 0 while nobody claimed it.
     runner: usize,
+    /// Y5: its place in the order tasks were made, which decides which
+    /// lenders may be handed it.
+    lineage: Lineage,
     origin: &'static Location<'static>,
     /// Reached through a continuation's inputs, not the awaited task.
     input: bool,
@@ -295,7 +315,15 @@ impl StallDomain {
     fn new() -> Self {
         StallDomain {
             table: Mutex::new(Table::default()),
+            next_seq: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// Y5: the number of a task being made: larger than that of every
+    /// task whose making happens before this call.
+    pub(crate) fn next_seq(&self) -> u64 {
+        // Y5: relaxed; coherence of the one RMW location is the order.
+        self.next_seq.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     }
 
     fn lock(&self) -> MutexGuard<'_, Table> {
@@ -503,20 +531,9 @@ impl Members {
         members
     }
 
-    /// The members of `pool`, or 0 if no record names it.
-    fn of(&self, pool: *const Registry) -> usize {
-        self.0
-            .iter()
-            .find(|&&(known, _, _)| ptr::eq(known, pool))
-            .map_or(0, |&(_, members, _)| members)
-    }
-
-    /// The members of `pool` asleep for want of work, if counted.
-    fn asleep(&self, pool: *const Registry) -> usize {
-        self.0
-            .iter()
-            .find(|&&(known, _, _)| ptr::eq(known, pool))
-            .map_or(0, |&(_, _, asleep)| asleep)
+    /// Where `pool` is in the list, if a record names it.
+    fn position(&self, pool: *const Registry) -> Option<usize> {
+        self.0.iter().position(|&(known, _, _)| ptr::eq(known, pool))
     }
 }
 
@@ -537,14 +554,16 @@ fn blocked_set(records: &[Record], walked: &mut Vec<TaskRef>, idle: Idle) -> (Ve
 ///   set (nobody can take it), each of those lending itself (Y4) only to
 ///   a pool whose every thread has a wait in the set (nobody can hand it
 ///   the task), or, counting `idle` (Z5), is asleep with nothing to do:
-///   a lender is handed a task only by a thread that runs one.
+///   a lender is handed a task only by a thread that runs one; or that
+///   is never handed this task (Y5: it was made after the oldest task on
+///   the lender's stack).
 ///
 /// With it, for each blocked record, the leaf that blocks it.
 fn blocked(records: &[Record], leaves: &[Vec<Leaf>], idle: Idle) -> (Vec<bool>, Vec<Option<Leaf>>) {
     // `--cfg stealpool_bug="stall_released_ignored"` counts a released
     // wait as blocked: its setter may go on to park too, and the wait it
     // let go would be reported with it (what Z3 rules out).
-    let mut blocked: Vec<bool> = records
+    let blocked: Vec<bool> = records
         .iter()
         .zip(leaves)
         .map(|(record, leaves)| {
@@ -552,53 +571,26 @@ fn blocked(records: &[Record], leaves: &[Vec<Leaf>], idle: Idle) -> (Vec<bool>, 
         })
         .collect();
     let members = Members::read(records, idle);
-    let parked_in = |blocked: &[bool], pool: *const Registry| {
-        records
-            .iter()
-            .zip(blocked)
-            .filter(|(record, &is)| is && ptr::eq(record.pool, pool))
-            .count()
-    };
-    let all_blocked = |blocked: &[bool], pool: *const Registry| {
-        let members = members.of(pool);
-        members > 0 && parked_in(blocked, pool) == members
-    };
-    // Z5: no thread of `pool` runs anything: each waits in the set or,
-    // counted, sleeps with nothing to do.
-    let none_running = |blocked: &[bool], pool: *const Registry| {
-        let all = members.of(pool);
-        all > 0 && parked_in(blocked, pool) + members.asleep(pool) >= all
-    };
-    let leaf_stuck = |blocked: &[bool], leaf: &Leaf| match leaf.runner {
-        0 => {
-            all_blocked(blocked, leaf.pool)
-                && records.iter().zip(blocked).all(|(other, &is)| {
-                    !is || !ptr::eq(other.pool, leaf.pool)
-                        || other.awaited.lent_to.is_null()
-                        || none_running(blocked, other.awaited.lent_to)
-                })
-        }
-        runner => records
-            .iter()
-            .zip(blocked)
-            .any(|(other, &is)| is && other.runner == runner),
-    };
+    let mut set = Set::new(records, leaves, &members, blocked);
+    // Records leave the set one at a time, each pass over them seeing
+    // the removals made so far; the pass that removes none reads the
+    // fixpoint.
     loop {
         let mut changed = false;
-        for at in 0..records.len() {
-            if !blocked[at] {
+        for (at, record_leaves) in leaves.iter().enumerate() {
+            if !set.blocked[at] {
                 continue;
             }
             // `--cfg stealpool_bug="stall_awaits_ignored"` looks no further
             // than the waiter's own pool: every thread of it parked makes a
             // stall, whoever runs the awaited task (what Z2 rules out).
             let awaited_stuck = if bug!("stall_awaits_ignored") {
-                all_blocked(&blocked, records[at].pool)
+                set.all_blocked(set.pool_of[at])
             } else {
-                leaves[at].iter().any(|leaf| leaf_stuck(&blocked, leaf))
+                (0..record_leaves.len()).any(|leaf| set.leaf_stuck(at, leaf))
             };
             if !awaited_stuck {
-                blocked[at] = false;
+                set.remove(at);
                 changed = true;
             }
         }
@@ -606,12 +598,137 @@ fn blocked(records: &[Record], leaves: &[Vec<Leaf>], idle: Idle) -> (Vec<bool>, 
             let stuck = (0..records.len())
                 .map(|at| {
                     let first = leaves[at].first().copied();
-                    let found = leaves[at].iter().find(|leaf| leaf_stuck(&blocked, leaf)).copied();
-                    blocked[at].then_some(found.or(first)).flatten()
+                    let found = (0..leaves[at].len())
+                        .find(|&leaf| set.leaf_stuck(at, leaf))
+                        .map(|leaf| leaves[at][leaf]);
+                    set.blocked[at].then_some(found.or(first)).flatten()
                 })
                 .collect();
-            return (blocked, stuck);
+            return (set.blocked, stuck);
         }
+    }
+}
+
+/// Z2's set as it is computed, with what its conditions read looked up
+/// once: each record's pool and lent-to pool and each leaf's pool by
+/// their place in `members`, each claimed leaf's runner by the record of
+/// that runner's wait, if any (a thread parks in one wait at a time);
+/// and, kept up to date, each pool's members waiting in the set.
+struct Set<'a> {
+    records: &'a [Record],
+    leaves: &'a [Vec<Leaf>],
+    members: &'a Members,
+    blocked: Vec<bool>,
+    pool_of: Vec<Option<usize>>,
+    lent_to_of: Vec<Option<usize>>,
+    /// Per record, per leaf: its pool's place, and the record whose
+    /// thread runs it.
+    leaf_pool: Vec<Vec<Option<usize>>>,
+    leaf_owner: Vec<Vec<Option<usize>>>,
+    /// Per pool of `members`, in its order: its members waiting in the set.
+    parked: Vec<usize>,
+}
+
+impl<'a> Set<'a> {
+    fn new(records: &'a [Record], leaves: &'a [Vec<Leaf>], members: &'a Members, blocked: Vec<bool>) -> Self {
+        let mut by_runner: Vec<(usize, usize)> =
+            records.iter().enumerate().map(|(at, r)| (r.runner, at)).collect();
+        by_runner.sort_unstable();
+        let owner = |runner: usize| {
+            by_runner
+                .binary_search_by_key(&runner, |&(known, _)| known)
+                .ok()
+                .map(|found| by_runner[found].1)
+        };
+        let pool_of: Vec<Option<usize>> = records.iter().map(|r| members.position(r.pool)).collect();
+        let lent_to_of = records
+            .iter()
+            .map(|r| {
+                (!r.awaited.lent_to.is_null())
+                    .then(|| members.position(r.awaited.lent_to))
+                    .flatten()
+            })
+            .collect();
+        let leaf_pool = leaves
+            .iter()
+            .map(|leaves| leaves.iter().map(|leaf| members.position(leaf.pool)).collect())
+            .collect();
+        let leaf_owner = leaves
+            .iter()
+            .map(|leaves| {
+                leaves
+                    .iter()
+                    .map(|leaf| {
+                        if leaf.runner == 0 {
+                            None
+                        } else {
+                            owner(leaf.runner)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut parked = vec![0; members.0.len()];
+        for (at, &is) in blocked.iter().enumerate() {
+            if let (true, Some(pool)) = (is, pool_of[at]) {
+                parked[pool] += 1;
+            }
+        }
+        Set {
+            records,
+            leaves,
+            members,
+            blocked,
+            pool_of,
+            lent_to_of,
+            leaf_pool,
+            leaf_owner,
+            parked,
+        }
+    }
+
+    fn remove(&mut self, at: usize) {
+        self.blocked[at] = false;
+        if let Some(pool) = self.pool_of[at] {
+            self.parked[pool] -= 1;
+        }
+    }
+
+    /// Every member of the pool at `pool` waits in the set.
+    fn all_blocked(&self, pool: Option<usize>) -> bool {
+        pool.is_some_and(|pool| {
+            let members = self.members.0[pool].1;
+            members > 0 && self.parked[pool] == members
+        })
+    }
+
+    /// Z5: no thread of the pool at `pool` runs anything: each waits in
+    /// the set or, counted, sleeps with nothing to do.
+    fn none_running(&self, pool: Option<usize>) -> bool {
+        pool.is_some_and(|pool| {
+            let (_, all, asleep) = self.members.0[pool];
+            all > 0 && self.parked[pool] + asleep >= all
+        })
+    }
+
+    /// Z2: leaf `leaf` of record `at` cannot end while the set stays
+    /// parked.
+    fn leaf_stuck(&self, at: usize, leaf: usize) -> bool {
+        let of = &self.leaves[at][leaf];
+        if of.runner != 0 {
+            return self.leaf_owner[at][leaf].is_some_and(|owner| self.blocked[owner]);
+        }
+        let pool = self.leaf_pool[at][leaf];
+        self.all_blocked(pool)
+            && (0..self.records.len()).all(|other| {
+                !self.blocked[other]
+                    || self.pool_of[other] != pool
+                    || self.records[other].awaited.lent_to.is_null()
+                    // Y5: a lender is never handed a task that may wait
+                    // for a task on its stack.
+                    || !of.lineage.may_run_above(&self.records[other].awaited.lender_frames)
+                    || self.none_running(self.lent_to_of[other])
+            })
     }
 }
 

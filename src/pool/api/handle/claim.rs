@@ -8,6 +8,9 @@
 //! taken later by a worker that lost, is only dropped.
 
 use crate::pool::kernel::ordering::RELAXED;
+use crate::pool::kernel::registry::Registry;
+use crate::pool::kernel::serving::Lineage;
+use crate::pool::kernel::worker::WorkerThread;
 use crate::sync::AtomicUsize;
 
 /// Nobody has claimed the task.
@@ -22,13 +25,31 @@ pub(crate) struct Claim {
     /// `UNCLAIMED`, `DETACHED`, or the address of the `WorkerThread` that
     /// runs the task (never 0 or 1: it is a live, aligned object).
     runner: AtomicUsize,
+    /// Y5: the task's place in the order tasks were made.
+    lineage: Lineage,
 }
 
 impl Claim {
-    pub(crate) fn new() -> Self {
+    /// The claim of a task of `lineage` (Y5).
+    pub(crate) fn new(lineage: Lineage) -> Self {
         Claim {
             runner: AtomicUsize::new(UNCLAIMED),
+            lineage,
         }
+    }
+
+    /// The claim of a task being made by the current thread in the
+    /// domain of `registry`: numbered now, inside the task with a handle
+    /// the thread runs innermost, if any (Y5).
+    pub(crate) fn for_new_task(registry: &Registry) -> Self {
+        // SAFETY: the thread-local pointer is null or this thread's worker.
+        let parent = unsafe { WorkerThread::current().as_ref() }.and_then(WorkerThread::parent);
+        Claim::new(Lineage::new(registry.stalls.next_seq(), parent))
+    }
+
+    /// Y5: the task's place in the order tasks were made.
+    pub(crate) fn lineage(&self) -> Lineage {
+        self.lineage
     }
 
     /// Claims the task for `runner`: `true` for exactly one caller.

@@ -172,7 +172,7 @@ where
             header: JobHeader::new(Self::execute),
             registry: registry.clone(),
             missing: AtomicUsize::new(missing),
-            claim: Claim::new(),
+            claim: Claim::for_new_task(&registry),
             inputs,
             func: UnsafeCell::new(Some(func)),
             packet: Packet::new(false, antecedents, Location::caller()),
@@ -250,7 +250,7 @@ where
         if job.missing.load(READY_LOAD) != 0 || !job.claim.take(worker.runner_id()) {
             return false;
         }
-        worker.run_task(|| job.run(|| worker.record_panic()));
+        worker.run_claimed(job.claim.lineage(), || job.run(|| worker.record_panic()));
         true
     }
 
@@ -284,7 +284,7 @@ where
         if !job.claim.take(worker.runner_id()) {
             return;
         }
-        worker.run_task(move || {
+        worker.run_claimed(job.claim.lineage(), move || {
             job.run(|| worker.record_panic());
             drop(job);
         });

@@ -280,7 +280,7 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
         // The queue's reference is dropped inside the task: if the handle is
         // gone, that drops the result, whose `Drop` may panic; the task's
         // panic handling takes it then (J1).
-        worker.run_task(move || {
+        worker.run_claimed(job.claim.lineage(), move || {
             run_submitted(&job.packet, func);
             drop(job);
         });
@@ -314,7 +314,7 @@ impl<F: FnOnce() -> R + Send, R: Send> SubmitJob<F, R> {
         // SAFETY: the claim is ours, so nothing else touches `func`.
         let func = job.func.with_mut(|func| unsafe { (*func).take() });
         let func = func.expect("a submitted task ran twice");
-        worker.run_task(|| run_submitted(&job.packet, func));
+        worker.run_claimed(job.claim.lineage(), || run_submitted(&job.packet, func));
         true
     }
 }
@@ -328,7 +328,7 @@ where
 {
     let job = Arc::new(SubmitJob {
         header: JobHeader::new(SubmitJob::<F, R>::execute),
-        claim: Claim::new(),
+        claim: Claim::for_new_task(registry),
         func: UnsafeCell::new(Some(f)),
         packet: Packet::new(true, Vec::new(), Location::caller()),
     });
@@ -571,7 +571,7 @@ impl<R: Send> JoinHandle<R> {
         if self.register(Waiter::OtherPool(&raw const latch, &raw const waiting), false) {
             let _helped = self.help_runner(worker);
             // Z1: watched by the stall detector while it parks.
-            let lent_to = lent.as_ref().map(|_| &*self.registry);
+            let lent_to = lent.as_ref().map(|_| (&*self.registry, worker.frames()));
             if let Err(stall) = worker.wait_serving_mail_watched(&latch, self.awaited(lent_to, joined_at)) {
                 self.unregister();
                 panic!("{stall}");
@@ -589,6 +589,7 @@ impl<R: Send> JoinHandle<R> {
             TaskRef::new(
                 &raw const *self.registry,
                 self.job,
+                self.claim.as_ref().lineage(),
                 self.run_here,
                 self.retain,
                 self.release,
@@ -687,7 +688,11 @@ impl<R: Send> JoinHandle<R> {
 
     /// Z1: the task as the stall detector reads it, for a waiter lending
     /// itself to `lent_to` (Y4), joining it at `joined_at`.
-    fn awaited(&self, lent_to: Option<&Registry>, joined_at: &'static Location<'static>) -> stall::Awaited {
+    fn awaited(
+        &self,
+        lent_to: Option<(&Registry, Vec<u64>)>,
+        joined_at: &'static Location<'static>,
+    ) -> stall::Awaited {
         /// The runner id of the claim at `claim` (H3).
         ///
         /// # Safety
@@ -706,7 +711,12 @@ impl<R: Send> JoinHandle<R> {
             pending: (!ready).then_some((self.job, self.state)),
             claim: self.claim.as_ptr().cast_const().cast(),
             runner_of,
-            lent_to: lent_to.map_or(std::ptr::null(), |pool| pool as *const Registry),
+            // SAFETY: the handle's reference keeps the job, and its claim.
+            lineage: unsafe { self.claim.as_ref() }.lineage(),
+            lent_to: lent_to
+                .as_ref()
+                .map_or(std::ptr::null(), |(pool, _)| *pool as *const Registry),
+            lender_frames: lent_to.map(|(_, frames)| frames).unwrap_or_default(),
             origin: self.packet().origin,
             joined_at,
         }

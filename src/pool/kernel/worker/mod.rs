@@ -16,13 +16,14 @@ use super::attention::Slot;
 use super::job::AbortOnUnwind;
 use super::latch::LatchOwner;
 use super::registry::{Registry, NO_PENDING_LIMIT};
+use super::serving::Lineage;
 use super::stats::Event;
 use crate::lockfree::JobRef;
 use crate::lockfree::Worker;
 use crate::pool::placement::affinity;
 use crate::pool::queues::priority::{LevelDeques, Priority, Rounds};
 use crate::sync::{thread_local, Arc};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
 
@@ -193,6 +194,11 @@ pub(crate) struct WorkerThread {
     /// How many tasks are running on this thread's stack (nested through
     /// work-while-waiting), for `wait_all` (P2).
     tasks_on_stack: Cell<usize>,
+    /// Y5: the tasks with a handle running on this thread's stack,
+    /// innermost last; `None` marks a job run on top of a wait that is
+    /// not one of the waiting task's own (posted to it, Y1 and U2), above
+    /// which nothing was made inside the task beneath.
+    frames: RefCell<Vec<Option<Lineage>>>,
     /// How many of those the `wait_all` calls on this stack exempted.
     exempted: Cell<usize>,
     /// Inside `block_in_place` (W1).
@@ -309,6 +315,7 @@ impl WorkerThread {
             level: Cell::new(Priority::Normal),
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F)),
             tasks_on_stack: Cell::new(0),
+            frames: RefCell::new(Vec::new()),
             exempted: Cell::new(0),
             blocking: Cell::new(false),
             waits_in_place: Cell::new(0),
@@ -511,6 +518,45 @@ impl WorkerThread {
             self.registry.handle_panic(self.index, payload);
         }
         self.end_task();
+    }
+
+    /// `run_task` for a task with a handle, of `lineage`, that this
+    /// thread claimed: while it runs, it is a frame of this stack (Y5),
+    /// which tasks made here are made inside of.
+    pub(crate) fn run_claimed(&self, lineage: Lineage, body: impl FnOnce()) {
+        let _frame = self.enter_frame(Some(lineage));
+        self.run_task(body);
+    }
+
+    /// Y5: `f`, a job posted to this thread while it waits (U2), run
+    /// above a mark: tasks it makes are not made inside the tasks beneath.
+    pub(crate) fn run_posted<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _frame = self.enter_frame(None);
+        f()
+    }
+
+    /// Pushes a frame (Y5), popped as the guard drops, on every way out.
+    fn enter_frame(&self, frame: Option<Lineage>) -> impl Drop + '_ {
+        struct Pop<'a>(&'a RefCell<Vec<Option<Lineage>>>);
+        impl Drop for Pop<'_> {
+            fn drop(&mut self) {
+                self.0.borrow_mut().pop();
+            }
+        }
+        self.frames.borrow_mut().push(frame);
+        Pop(&self.frames)
+    }
+
+    /// Y5: the innermost task with a handle this thread runs, unless a
+    /// posted job runs above it: the task that one made here is made
+    /// inside of.
+    pub(crate) fn parent(&self) -> Option<Lineage> {
+        self.frames.borrow().last().copied().flatten()
+    }
+
+    /// Y5: the numbers of the tasks with a handle on this thread's stack.
+    pub(crate) fn frames(&self) -> Vec<u64> {
+        self.frames.borrow().iter().flatten().map(Lineage::seq).collect()
     }
 
     /// A task starts running on this thread's stack (P2).

@@ -19,7 +19,7 @@ use crate::sync::{spin_loop, thread};
 
 /// A wait the stall detector watches (Z1): a handle's, on another pool's
 /// task, with the latch it parks on.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(super) struct Watched(Awaited, *const CrossPoolLatch);
 
 /// The result of a wait no detector watches, which cannot report a stall.
@@ -94,7 +94,11 @@ impl WorkerThread {
             } else {
                 self.take_mail()
             };
-            if let Some(job) = mail.or_else(&take) {
+            if let Some(job) = mail {
+                // Y5: posted, not made inside the task beneath.
+                self.run_posted(|| self.execute(job));
+                round = 0;
+            } else if let Some(job) = take() {
                 self.execute(job);
                 round = 0;
             } else if round < WAIT_ROUNDS {
@@ -114,9 +118,11 @@ impl WorkerThread {
                 // Z1: recorded while parked; the park that would complete
                 // a stall is not made.
                 let mut parked = match watched {
-                    Some(Watched(awaited, cross)) => {
-                        Some(stall::park(self, awaited, Released::Mail(cross, self.index))?)
-                    }
+                    Some(Watched(ref awaited, cross)) => Some(stall::park(
+                        self,
+                        awaited.clone(),
+                        Released::Mail(cross, self.index),
+                    )?),
                     None => None,
                 };
                 // Z5: a watched wait looks again every `RECHECK` while it
