@@ -60,12 +60,11 @@ const WAIT_ROUNDS: u32 = 0;
 /// runs elsewhere is often about to end (in a pipeline of handles, the
 /// stage right before the joining one), and a park costs a spare standing
 /// in and a record of the stall detector (Z1). None under the model
-/// checkers, whose handle models explore the park against the result's
-/// store; the look is a read of the result's slot, under its lock.
+/// checkers (`spin_until` does not look there), whose handle models explore
+/// the park against the result's store; the look is a read of the
+/// result's slot, under its lock.
 #[cfg(not(any(feature = "loom", feature = "shuttle")))]
 const HANDLE_WAIT_ROUNDS: u32 = IDLE_ROUNDS;
-#[cfg(any(feature = "loom", feature = "shuttle"))]
-const HANDLE_WAIT_ROUNDS: u32 = 0;
 
 /// H4: awaited tasks run in place on one stack, each on top of the
 /// `JoinHandle::join` that waits for it, before further waits park with a
@@ -425,6 +424,7 @@ impl WorkerThread {
 
     /// `HANDLE_WAIT_ROUNDS` rounds (spin, then yield) until `done()`;
     /// whether it was.
+    #[cfg(not(any(feature = "loom", feature = "shuttle")))]
     pub(crate) fn spin_until(&self, done: impl Fn() -> bool) -> bool {
         for round in 0..HANDLE_WAIT_ROUNDS {
             if done() {
@@ -439,6 +439,13 @@ impl WorkerThread {
             }
         }
         done()
+    }
+
+    /// Under the model checkers, no look: their handle models explore
+    /// the park against the result's store.
+    #[cfg(any(feature = "loom", feature = "shuttle"))]
+    pub(crate) fn spin_until(&self, _done: impl Fn() -> bool) -> bool {
+        false
     }
 
     /// Marks this thread as inside `block_in_place`; returns whether it
