@@ -14,7 +14,7 @@
 use super::injector::SubmitQueues;
 use super::RELAXED;
 use crate::lockfree::JobRef;
-use crate::lockfree::{Stealer, Worker};
+use crate::lockfree::{Steal, Stealer, Worker};
 use crate::sync::flags::bug;
 use crate::sync::{AtomicUsize, Mutex};
 use crossbeam_utils::CachePadded;
@@ -224,8 +224,9 @@ pub(crate) struct Stage {
     /// jobs side by side. A deque used only by whoever holds the lock, as
     /// its owner: pushes at `bottom`, takes the oldest at `top`.
     jobs: Mutex<Worker<JobRef>>,
-    /// Its stealer, never used to steal: for relaxed looks (D12) without
-    /// the lock, by searches and the sleepers' final check (V4).
+    /// Its stealer: for relaxed looks (D12) without the lock, by searches
+    /// and the sleepers' final check (V4); at `Normal`, also for the take
+    /// of the oldest job without the lock (V9, `take_node`).
     staged: Stealer<JobRef>,
 }
 
@@ -275,6 +276,27 @@ impl Stage {
     /// alone behind this stage (Q10: each submitter's jobs are all in one
     /// node's queue, so the stage and that queue are its one queue).
     fn take_node(&self, injector: &SubmitQueues, node: usize) -> Option<Staged> {
+        // V9: the stage's oldest job needs no lock: a steal at `top` (D9)
+        // claims it as the lock holder's `pop_oldest` would (D17: both
+        // claim `top` by a CAS), and every job in the stage is older than
+        // its submitter's jobs still in the queue (Q5). The lock is taken
+        // only to refill a stage found empty. (`Normal` has no rounds, so
+        // nothing needs the queue moved behind the stage first.)
+        if !self.is_empty() {
+            loop {
+                match self.staged.steal() {
+                    Steal::Success(job) => {
+                        return Some(Staged {
+                            job,
+                            moved: false,
+                            left: self.staged.len(),
+                        })
+                    }
+                    Steal::Retry => continue,
+                    Steal::Empty => break,
+                }
+            }
+        }
         self.take_with(
             injector.node_is_empty(node),
             |stage| injector.pop_batch_in_order_at(node, stage),
