@@ -203,8 +203,9 @@ fn pipeline(
 /// The two-pool pipeline, past what the spare slots hold, with
 /// default settings: it finishes (a hang here is the test run's timeout).
 /// Stages start oldest first (V9), and a thread waiting on the other
-/// pool with no spare left runs only tasks older than every task beneath
-/// its wait (Y5), so the oldest unfinished stage always has a thread.
+/// pool with no spare left runs only tasks that cannot wait for the
+/// tasks beneath its wait: made before each of them, or inside it (Y5),
+/// so the oldest unfinished stage always has a thread.
 /// `--cfg stealpool_bug="lend_any"` (Y4 before Y5) ends it with a stall
 /// report that the pool made.
 #[test]

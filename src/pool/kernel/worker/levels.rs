@@ -38,7 +38,7 @@ impl WorkerThread {
                 return Some((job, level));
             }
         }
-        if let Some(job) = self.take_own_normal_by_level() {
+        if let Some(job) = self.take_own_normal() {
             return Some((job, Priority::Normal));
         }
         for level in [Priority::Critical, Priority::High] {
@@ -88,22 +88,11 @@ impl WorkerThread {
     /// Any job at `level`: own queues first, then other workers'.
     pub(super) fn take_at(&self, used: Levels, level: Priority) -> Option<JobRef> {
         match level.slot() {
-            None => self.take_own_normal_by_level().or_else(|| self.steal_normal()),
+            None => self.take_own_normal().or_else(|| self.steal_normal()),
             Some(_) => self
                 .take_own_level(used, level)
                 .or_else(|| self.steal_level(used, level)),
         }
-    }
-
-    /// V8: this worker's own `Normal` work (its deque, its pending
-    /// halves: the plain pool's order), then the oldest `Normal` job
-    /// queued from outside, taken through `Normal`'s stage one job at a
-    /// time, as at the other levels (the plain search moves an injector
-    /// batch into this worker's deque instead, from whose other end
-    /// thieves take the newest in halves).
-    pub(super) fn take_own_normal_by_level(&self) -> Option<JobRef> {
-        // V9: the plain search's take, through the stage.
-        self.take_own_normal()
     }
 
     /// V7, V8: a job of `level` (not `Normal`) queued on this worker's
