@@ -167,7 +167,7 @@ step_yours() {
 # typed step's log must show each one passed). Run alone, the loom step
 # runs them all.
 SAME_BOUND_LOOM="join_waits_run_no_unrelated_task public_injector_refill_handover join_promote_vs_take
-    bounded_evicting_a_delivered_element join_latch_vs_sleep spawn_broadcast_vs_sleep
+    evicting_a_delivered_element join_latch_vs_sleep spawn_broadcast_vs_sleep
     dependent_handles_on_two_workers submit_two_vs_park_2_workers"
 
 step_loom() {
