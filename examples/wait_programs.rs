@@ -257,7 +257,7 @@ const CYCLE_MESSAGE: &str = "beneath it on the same thread";
 
 /// The stall detector's panic message (Z1-Z4), as `JoinHandle::join`
 /// words it.
-const STALL_MESSAGE: &str = "JoinHandle::join can never return";
+const STALL_MESSAGE: &str = "can never return (a stall)";
 
 /// Exit code of a child whose value was wrong.
 const WRONG: i32 = 3;

@@ -500,3 +500,94 @@ fn a_cycle_is_reported(through_then: bool) {
     b.wait_all();
     assert_eq!(reports.load(SeqCst), 1);
 }
+
+/// Z6: a stall closed through a cross-pool `install` (one worker per pool,
+/// no spare): `z` on `b` joins `y`, queued on `a` behind `x`, which
+/// installs into `b` behind `z`. Whichever wait parks last reports: `z`'s
+/// join (then `x`'s job runs on `b`, reading `x`'s frame), or the install,
+/// which takes its job's claim, never to run, and unwinds its frame while
+/// the ticket that points into it is still queued on `b`; `b` runs the
+/// ticket later and must touch nothing of the frame.
+#[test]
+fn a_stall_through_install_is_reported() {
+    common::quiet_expected_panics_or(|payload| {
+        common::message(payload).is_some_and(|m| m.contains("can never return"))
+    });
+    let (a, b) = (common::one_worker_no_spare(), common::one_worker_no_spare());
+    let (go, z_started) = (
+        Arc::new(std::sync::Barrier::new(2)),
+        Arc::new(std::sync::Barrier::new(2)),
+    );
+    let x = {
+        let (b, go) = (b.clone(), go.clone());
+        a.submit(move || {
+            let frame = [5u32; 4];
+            go.wait();
+            b.install(|| frame.iter().sum::<u32>())
+        })
+    };
+    let y = a.submit(|| 1u32);
+    let z = {
+        let z_started = z_started.clone();
+        b.submit(move || {
+            z_started.wait();
+            match panic::catch_unwind(AssertUnwindSafe(|| y.join())) {
+                Ok(Ok(value)) => value + 1,
+                Ok(Err(_)) => panic!("y panicked"),
+                Err(_) => 0,
+            }
+        })
+    };
+    z_started.wait();
+    go.wait();
+    match (x.join(), z.join().unwrap()) {
+        (Ok(20), 0) | (Err(_), 2) => {}
+        (x, z) => panic!("x {:?}, z {z}: not one report", x.map_err(|_| "a panic")),
+    }
+    a.wait_all();
+    b.wait_all();
+}
+
+/// Z7: a scope's wait recorded and let go. Two workers, no spare: a scope
+/// task on the second thread joins the handle of the task that runs the
+/// scope, a cycle the join reports (its task takes 0); the scope's frame,
+/// which the record's latch lives in, then ends.
+#[test]
+fn a_cycle_through_a_scope_is_reported() {
+    common::quiet_expected_panics_or(|payload| {
+        common::message(payload).is_some_and(|m| m.contains("can never return"))
+    });
+    let pool = Arc::new(
+        ThreadPool::builder()
+            .num_threads(2)
+            .max_blocking_threads(0)
+            .build()
+            .unwrap(),
+    );
+    let slot = Arc::new(std::sync::Mutex::new(None::<stealpool::JoinHandle<u32>>));
+    let started = Arc::new(std::sync::Barrier::new(3));
+    let reports = Arc::new(AtomicUsize::new(0));
+    let (slot_x, started_x, reports_x) = (slot.clone(), started.clone(), reports.clone());
+    let x = pool.submit(move || {
+        let owner = stealpool::current_thread_index();
+        stealpool::scope(|s| {
+            for _ in 0..2 {
+                let (slot, started, reports) = (&slot_x, &started_x, &reports_x);
+                s.spawn(move |_| {
+                    started.wait();
+                    if stealpool::current_thread_index() != owner {
+                        let x = slot.lock().unwrap().take().expect("x's handle");
+                        if panic::catch_unwind(AssertUnwindSafe(|| x.join())).is_err() {
+                            reports.fetch_add(1, SeqCst);
+                        }
+                    }
+                });
+            }
+        });
+        7
+    });
+    *slot.lock().unwrap() = Some(x);
+    started.wait();
+    pool.wait_all();
+    assert_eq!(reports.load(SeqCst), 1);
+}

@@ -14,7 +14,7 @@ use std::sync::{Arc, Barrier, Mutex};
 use stealpool::{JoinHandle, ThreadPool};
 
 /// What every report says.
-const STALL: &str = "JoinHandle::join can never return";
+const STALL: &str = "can never return (a stall)";
 
 fn is_report(payload: &(dyn Any + Send)) -> bool {
     message(payload).is_some_and(|text| text.contains(STALL))
@@ -242,4 +242,178 @@ fn acyclic_cross_joins_are_never_reported() {
         seen.fetch_add(1, Ordering::Relaxed);
     }
     assert_eq!(seen.load(Ordering::Relaxed), rounds);
+}
+
+/// Runs `f` on a thread of its own; a deadlock fails the test instead of
+/// hanging the run (the bound is far past a stall's report, which comes
+/// within a re-check period or two, 200 ms each).
+fn finishes<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(f());
+    });
+    match result.recv_timeout(std::time::Duration::from_secs(300)) {
+        Ok(value) => value,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("{what}: no result after 300 s: a stall nobody reported")
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            panic!("{what}: the run panicked (its message is above)")
+        }
+    }
+}
+
+/// Z6: a stall closed through a cross-pool `install`. One worker each, no
+/// spare. `z` on `b` has started (and holds `b`'s only thread) when `x`
+/// on `a` installs into `b`: the install's job is queued behind `z`, and
+/// `z` joins `y`, queued on `a` behind `x` and made after it, which `a`'s
+/// thread, lent to `b` while it waits, may not be handed (Y5). Nothing can
+/// end, and the wait that parks last reports it: `z`'s join (it gets 0,
+/// and `x` then its job's 5), or the install, which withdraws its job,
+/// never run, and panics with the report (`x` fails, and `z` gets `y`'s
+/// 1, plus one). Either way once, naming the install.
+/// `--cfg stealpool_bug="install_unwatched"` (the install's wait
+/// unrecorded, as before Z6) leaves `a` with a thread that seems to run:
+/// nothing is reported, and the watchdog fails the test.
+#[test]
+fn a_stall_through_install_is_reported_once() {
+    common::quiet_expected_panics_or(is_report);
+    let install = format!("the ThreadPool::install at {}:", file!());
+    let mut by = [0; 2];
+    for _ in 0..common::scaled(20, 4) {
+        let (x, z, reports) = finishes("a stall through install", || {
+            let (a, b) = (Arc::new(pool(1, Some(0))), Arc::new(pool(1, Some(0))));
+            let reports = Arc::new(Mutex::new(Vec::new()));
+            let (go, z_started) = (Arc::new(Barrier::new(2)), Arc::new(Barrier::new(2)));
+            let x = {
+                let (b, go) = (b.clone(), go.clone());
+                a.submit(move || {
+                    go.wait();
+                    b.install(|| 5)
+                })
+            };
+            let y: Slot = Arc::new(Mutex::new(Some(a.submit(|| 1))));
+            let z = {
+                let (reports, z_started) = (reports.clone(), z_started.clone());
+                b.submit(move || {
+                    z_started.wait();
+                    join_slot(&y, &reports)
+                })
+            };
+            z_started.wait();
+            go.wait();
+            let x = x.join().map_err(|payload| message(&*payload));
+            let z = z.join().unwrap();
+            let reports = reports.lock().unwrap().clone();
+            (x, z, reports)
+        });
+        let report = match x {
+            Ok(5) => {
+                assert_eq!((z, reports.len()), (0, 1), "z's join was reported: {reports:?}");
+                by[0] += 1;
+                reports[0].clone()
+            }
+            Err(Some(report)) => {
+                assert!(reports.is_empty(), "one report: {reports:?}, and x's {report}");
+                assert_eq!(z, 2, "x's job was withdrawn, so y ran");
+                assert!(
+                    report.contains("stealpool: ThreadPool::install can never return"),
+                    "{report}"
+                );
+                by[1] += 1;
+                report
+            }
+            other => panic!("x ended with {other:?}"),
+        };
+        assert!(
+            report.contains(&install),
+            "the report names the install: {report}"
+        );
+        assert_eq!(
+            report.matches("which nobody has started;").count(),
+            2,
+            "the install's job and y are both queued: {report}"
+        );
+    }
+    println!(
+        "reported by z's join {} times, by the install {} times",
+        by[0], by[1]
+    );
+}
+
+/// Z7: a cycle through a scope's wait. Two workers, no spare. `x` runs a
+/// scope of two tasks that meet at a barrier (with the caller, once it
+/// has put `x`'s handle in the slot), so each runs on its own thread; the one not on `x`'s thread joins `x`'s own handle. `x`'s
+/// thread then waits for the scope (its tasks run only on this pool's
+/// threads), the other thread for `x`, which runs beneath that scope: a
+/// cycle. `x`'s thread goes to the scope's wait only once the join has
+/// begun its own (`Stats::blocking_uncompensated`), so the scope's wait is
+/// the one that closes the set, and it cannot leave (its tasks borrow its
+/// frame): the join reports it at its next look (Z6's hand-over, about
+/// 0.2 s), naming the scope's wait; its task takes the report as its
+/// value, and the scope ends.
+/// `--cfg stealpool_bug="own_waits_unwatched"` (the scope's wait
+/// unrecorded, as before Z7) leaves `x`'s thread seeming to run, and
+/// `--cfg stealpool_bug="stall_due_ignored"` never asks the join to
+/// look: either way nothing is reported, and the watchdog fails the test.
+#[test]
+fn a_cycle_through_a_scope_is_reported_by_a_join() {
+    common::quiet_expected_panics_or(is_report);
+    let (scope_ended, reports) = finishes("a cycle through a scope", || {
+        let pool = Arc::new(pool(2, Some(0)));
+        let this_pool = Arc::downgrade(&pool);
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        let slot: Slot = Arc::new(Mutex::new(None));
+        let started = Arc::new(Barrier::new(3));
+        let (ended, scope_ended) = std::sync::mpsc::channel();
+        let x = {
+            let (slot, reports, started) = (slot.clone(), reports.clone(), started.clone());
+            pool.submit(move || {
+                let owner = stealpool::current_thread_index();
+                let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+                    stealpool::scope(|s| {
+                        for _ in 0..2 {
+                            let (slot, reports, started, this_pool) = (&slot, &reports, &started, &this_pool);
+                            s.spawn(move |_| {
+                                started.wait();
+                                if stealpool::current_thread_index() != owner {
+                                    join_slot(slot, reports);
+                                } else {
+                                    // The owner's thread goes to the scope's
+                                    // wait once the join has begun its own.
+                                    let pool = this_pool.upgrade().expect("the caller holds the pool");
+                                    while pool.stats().blocking_uncompensated == 0 {
+                                        std::thread::yield_now();
+                                    }
+                                }
+                            });
+                        }
+                    })
+                }));
+                let _ = ended.send(outcome.map_err(|payload| message(&*payload)));
+                7
+            })
+        };
+        // The tasks meet here at the barrier before either looks in the slot.
+        *slot.lock().unwrap() = Some(x);
+        started.wait();
+        let begun = std::time::Instant::now();
+        let scope_ended = scope_ended.recv().expect("x reports how its scope ended");
+        println!("the scope ended {:?} after the barrier", begun.elapsed());
+        let reports = reports.lock().unwrap().clone();
+        (scope_ended, reports)
+    });
+    assert_eq!(reports.len(), 1, "reports {reports:?}");
+    assert!(
+        reports[0].contains("a scope (waiting for its tasks) (on a thread of pool 0)"),
+        "the report names the scope's wait: {}",
+        reports[0]
+    );
+    assert!(
+        reports[0].contains("which runs beneath a scope (waiting for its tasks);"),
+        "x runs beneath the scope's wait: {}",
+        reports[0]
+    );
+    // The reported join's task caught the report (0): the scope ends.
+    assert_eq!(scope_ended, Ok(()));
 }

@@ -179,7 +179,18 @@ macro_rules! bug {
     ("lend_any") => {
         cfg!(stealpool_bug = "lend_any")
     };
+    // pool/api/cross_pool.rs
+    ("install_unwatched") => {
+        cfg!(stealpool_bug = "install_unwatched")
+    };
+    // pool/kernel/worker/waits.rs
+    ("own_waits_unwatched") => {
+        cfg!(stealpool_bug = "own_waits_unwatched")
+    };
     // pool/kernel/stall.rs
+    ("stall_due_ignored") => {
+        cfg!(stealpool_bug = "stall_due_ignored")
+    };
     ("stall_unchecked") => {
         cfg!(stealpool_bug = "stall_unchecked")
     };

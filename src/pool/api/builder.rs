@@ -298,9 +298,12 @@ impl<S> Builder<S> {
     /// it. Past the limit, waits that park a thread each can use up every
     /// thread: a [`JoinHandle::join`](crate::JoinHandle::join) that then
     /// could never return panics with a report naming the pools and this
-    /// limit instead of parking forever (see its "Panics"). Waits the pool
-    /// cannot see through (a `join` half, a scope, a continuation whose
-    /// inputs are not there yet) are not reported, and may still hang.
+    /// limit instead of parking forever (see its "Panics"), as does an
+    /// `install` on another pool whose closure nobody started; a stall
+    /// that a `join` or `scope` closes is reported by a handle join in it
+    /// (the waits guide has the details). Waits the pool cannot see
+    /// through (`wait_all`, a continuation whose last input arrives into
+    /// the stall) are not reported, and may still hang.
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::builder()

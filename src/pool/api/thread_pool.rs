@@ -374,6 +374,7 @@ impl ThreadPool {
     /// let pool = stealpool::ThreadPool::new(2);
     /// assert_eq!(fib(&pool, 20), 6765);
     /// ```
+    #[track_caller]
     pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
     where
         A: FnOnce() -> RA + Send,
@@ -416,6 +417,7 @@ impl ThreadPool {
     /// });
     /// assert_eq!(lengths, [4, 8, 4]);
     /// ```
+    #[track_caller]
     pub fn scope<'s, OP, R>(&self, op: OP) -> R
     where
         OP: FnOnce(&Scope<'s>) -> R + Send,
@@ -563,6 +565,14 @@ impl ThreadPool {
     /// each other, in any direction and any depth, with no spare at all. A
     /// thread that is no pool's worker blocks.
     ///
+    /// # Panics
+    ///
+    /// Re-raises a panic of `f`. Called on a worker of another pool, if
+    /// nobody has started `f` and nobody ever can (every thread of this
+    /// pool is parked in waits that all wait on one another, a *stall*,
+    /// as [`JoinHandle::join`]'s "Panics" describes), `f` is withdrawn,
+    /// never to run, and `install` panics with the report.
+    ///
     /// ```
     /// let pool = stealpool::ThreadPool::new(2);
     /// let index = pool.install(stealpool::current_thread_index);
@@ -575,6 +585,7 @@ impl ThreadPool {
     /// let sum = a.install(|| b.install(|| inner_a.join(|| 1, || 2)));
     /// assert_eq!(sum, (1, 2));
     /// ```
+    #[track_caller]
     pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         if self.registry.current_worker().is_some() {
             return f();

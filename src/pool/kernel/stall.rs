@@ -1,12 +1,14 @@
-//! The stall detector: a `JoinHandle::join` that can never return is
-//! let go with an error instead of parking forever (Z1-Z4 in
-//! `proofs/waits.md`).
+//! The stall detector: a wait of the pool that can never return is let
+//! go with an error instead of parking forever, when it can end without
+//! its result (Z1-Z7 in `proofs/waits.md`).
 //!
 //! A worker about to park in a `JoinHandle::join` (on a task of its own
-//! pool or of another) first writes a *record* into the table its pool
-//! shares with every other: its pool, its runner id, the task it awaits
-//! (its pool, its claim; a continuation whose inputs are missing, its
-//! state) and how to tell it has been let go (its latch, its mailbox).
+//! pool or of another), in an `install` on another pool (Z6), or in a
+//! `join` or `scope` waiting for work of its own pool (Z7), first writes
+//! a *record* into the table its pool shares with every other: its pool,
+//! its runner id, the work it awaits (its pool, its claim; a continuation
+//! whose inputs are missing, its state; for Z7, any thread of the pool)
+//! and how to tell it has been let go (its latch, its mailbox).
 //! Under the table's lock it then computes the *blocked* records (Z2):
 //! the largest set of waits, none let go yet, each depending on a task
 //! (the awaited one, or an input a continuation still waits for) that
@@ -23,15 +25,19 @@
 //! lender a task: a set closed by such a thread going to sleep is
 //! reported too, once seen twice in a row.
 //!
+//! Only a wait that may leave reports (Z6): a join, or an `install`
+//! whose job nobody started (it withdraws the job). One that may not (its
+//! work borrows its frame) parks on, and asks the members that may leave
+//! to look again; a set with none is printed.
+//!
 //! Nothing on the hot path takes part: a latch's setter never looks at
 //! the table. A record whose latch is set, or whose mailbox holds a job,
 //! is released, and the table's lock orders that look after the setter's
-//! store (Z3). Waits the detector does not see (a `join` half, a scope,
-//! an `install` from another pool, `wait_all`, a channel, a lock) leave
-//! their thread unrecorded: it reports only what it can prove, and such a
-//! program may still hang.
+//! store (Z3). Waits the detector does not see (`wait_all`, a channel, a
+//! lock) leave their thread unrecorded: it reports only what it can
+//! prove, and such a program may still hang.
 
-use super::latch::{CrossPoolLatch, LockLatch};
+use super::latch::{CoreLatch, CrossPoolLatch, LockLatch};
 use super::registry::Registry;
 use super::serving::{Lineage, ReadState, TaskRef};
 use super::worker::WorkerThread;
@@ -72,6 +78,14 @@ struct Table {
     /// Counts every record added or removed (Z5): a re-check that finds
     /// the same count found the same waits.
     changes: u64,
+    /// Z6: a wait that cannot unwind found a blocked set with a member
+    /// that can: the members that can compute the set at their next
+    /// re-check, and the first that finds itself in it reports it.
+    due: bool,
+    /// Z6: `changes` when a blocked set with no member that can unwind
+    /// was last printed: the same set is printed once, not by each of its
+    /// waits.
+    printed_at: Option<u64>,
 }
 
 /// The task a parked wait awaits, as the detector reads it (Z1).
@@ -100,8 +114,60 @@ pub(crate) struct Awaited {
     /// Where the task was made (`submit`, `then`, ...): its name in the
     /// report.
     pub(crate) origin: &'static Location<'static>,
-    /// Where the waiter called `JoinHandle::join`.
+    /// Where the waiter called `JoinHandle::join` (or `install`).
     pub(crate) joined_at: &'static Location<'static>,
+    /// Which call waits: whether it can end without its result (Z6).
+    pub(crate) kind: WaitKind,
+}
+
+/// The call a recorded wait is in (Z6).
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum WaitKind {
+    /// `JoinHandle::join`: a wait that can never end panics with the
+    /// report, its task left to whoever runs it.
+    Join,
+    /// `ThreadPool::install` (and the `join` or `scope` it runs) on a
+    /// worker of another pool: its job borrows the waiter's frame, so the
+    /// wait can never leave before the job has run. It is recorded (the
+    /// stalls it closes are seen), but a blocked set is reported by a
+    /// `Join` member instead, or printed when the set has none (Z6).
+    Install,
+    /// A `join` on a worker waiting for its half another thread of its
+    /// pool took (H6): it borrows the frame too (Z7).
+    Half,
+    /// A `scope` on a worker waiting for its tasks (H7): likewise (Z7).
+    Scope,
+}
+
+/// Z7: the runner of a leaf that runs on, or is queued for, some thread
+/// of its pool, which one not known: a stolen `join` half, a scope's
+/// tasks. Not a thread's runner id (those are addresses of live objects,
+/// never this).
+pub(crate) const ANY_THREAD: usize = usize::MAX;
+
+impl WaitKind {
+    fn call(self) -> &'static str {
+        match self {
+            WaitKind::Join => "JoinHandle::join",
+            WaitKind::Install => "ThreadPool::install",
+            WaitKind::Half => "join (waiting for its stolen half)",
+            WaitKind::Scope => "scope (waiting for its tasks)",
+        }
+    }
+
+    fn awaited(self) -> &'static str {
+        match self {
+            WaitKind::Join => "the task made at",
+            WaitKind::Install => "its job, sent at",
+            WaitKind::Half | WaitKind::Scope => "",
+        }
+    }
+
+    /// Whether the report can name where the wait was called: not for
+    /// the waits inside `join` and `scope` (Z7).
+    fn located(self) -> bool {
+        matches!(self, WaitKind::Join | WaitKind::Install)
+    }
 }
 
 /// A wait parked, or about to park (Z1).
@@ -123,6 +189,9 @@ pub(crate) enum Released {
     /// A cross-pool wait: its latch, and the mailbox of the waiter's slot
     /// (Y1, Y4 hand it work there).
     Mail(*const CrossPoolLatch, usize),
+    /// A `join` half's or a scope's wait (Z7): its latch, and the
+    /// mailbox of the waiter's slot (U2: it runs what is posted to it).
+    Core(*const CoreLatch, usize),
 }
 
 impl Record {
@@ -136,7 +205,18 @@ impl Record {
             match self.released {
                 Released::Lock(latch) => (*latch).is_set(),
                 Released::Mail(latch, slot) => (*latch).core.probe() || (*self.pool).mailboxes.has_mail(slot),
+                Released::Core(latch, slot) => (*latch).probe() || (*self.pool).mailboxes.has_mail(slot),
             }
+        }
+    }
+
+    /// Z6: whether the wait may end without its result: a handle's join;
+    /// an `install` whose job nobody started (it withdraws the job).
+    fn may_leave(&self) -> bool {
+        match self.awaited.kind {
+            WaitKind::Join => true,
+            WaitKind::Install => self.awaited_runner() == 0,
+            WaitKind::Half | WaitKind::Scope => false,
         }
     }
 
@@ -218,6 +298,8 @@ struct Leaf {
 
 /// The error of a wait that can never end, with what the detector saw.
 pub(crate) struct Stall {
+    /// The reported wait's call.
+    kind: WaitKind,
     /// Each pool with a blocked wait: its workers, its spare slots, and
     /// the pools its blocked threads wait on (by their number here).
     pools: Vec<PoolReport>,
@@ -234,6 +316,7 @@ const NAMED_WAITS: usize = 8;
 
 /// One blocked wait, by the places in the program that name it.
 struct WaitReport {
+    kind: WaitKind,
     joined_at: &'static Location<'static>,
     pool: usize,
     origin: &'static Location<'static>,
@@ -245,7 +328,7 @@ struct WaitReport {
     through: Option<&'static Location<'static>>,
     /// Where the thread that runs the awaited task waits, beneath which it
     /// runs; `None` if nobody started it.
-    beneath: Option<&'static Location<'static>>,
+    beneath: Option<(WaitKind, &'static Location<'static>)>,
 }
 
 struct PoolReport {
@@ -260,11 +343,12 @@ impl fmt::Display for Stall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "stealpool: JoinHandle::join can never return (a stall): the task it waits for runs \
-             beneath, or is queued behind, JoinHandle::join calls that all wait on one another, \
-             and every thread that could run it is parked in one (a cycle of handles across \
-             threads, or more waits at once than Builder::max_blocking_threads lets spare \
-             threads stand in for)."
+            "stealpool: {} can never return (a stall): the work it waits for runs beneath, or \
+             is queued behind, waits (JoinHandle::join, install, join, scope) that all wait on \
+             one another, and every thread that could run it is parked in one (a cycle of \
+             handles across threads, or more waits at once than \
+             Builder::max_blocking_threads lets spare threads stand in for).",
+            self.kind.call()
         )?;
         for (number, pool) in self.pools.iter().enumerate() {
             let this = if number == self.own { " (this wait's)" } else { "" };
@@ -282,10 +366,24 @@ impl fmt::Display for Stall {
         }
         write!(f, " The waits:")?;
         for wait in &self.waits {
+            if !wait.kind.located() {
+                write!(
+                    f,
+                    " a {} (on a thread of pool {}) waits for work that only that pool's threads \
+                     run, all parked here;",
+                    wait.kind.call(),
+                    wait.pool
+                )?;
+                continue;
+            }
             write!(
                 f,
-                " the JoinHandle::join at {} (on a thread of pool {}) waits for the task made at {}",
-                wait.joined_at, wait.pool, wait.origin
+                " the {} at {} (on a thread of pool {}) waits for {} {}",
+                wait.kind.call(),
+                wait.joined_at,
+                wait.pool,
+                wait.kind.awaited(),
+                wait.origin
             )?;
             if let Some(input) = wait.through {
                 write!(f, ", whose input made at {input}")?;
@@ -294,7 +392,10 @@ impl fmt::Display for Stall {
                 write!(f, " (pool {pool})")?;
             }
             match wait.beneath {
-                Some(at) => write!(f, ", which runs beneath the JoinHandle::join at {at};")?,
+                Some((kind, at)) if kind.located() => {
+                    write!(f, ", which runs beneath the {} at {at};", kind.call())?
+                }
+                Some((kind, _)) => write!(f, ", which runs beneath a {};", kind.call())?,
                 None => write!(f, ", which nobody has started;")?,
             }
         }
@@ -401,30 +502,36 @@ pub(crate) fn park<'a>(
         awaited,
         released,
     });
-    if bug!("stall_unchecked") {
-        return Ok(Parked {
-            domain,
-            id,
-            _walked: walked,
-            blocked_at: None,
-            seen: table.changes,
-        });
-    }
-    let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Ignored);
-    let own = table.records.len() - 1;
-    if blocked[own] {
-        let stall = report(&table.records, &blocked, &stuck, own);
-        table.records.swap_remove(own);
-        table.changes += 1;
-        return Err(stall);
-    }
-    Ok(Parked {
+    // Made once the lock is no longer needed for a removal: its drop
+    // takes the lock.
+    let parked = |walked, seen| Parked {
         domain,
         id,
         _walked: walked,
         blocked_at: None,
-        seen: table.changes,
-    })
+        seen,
+    };
+    if bug!("stall_unchecked") {
+        return Ok(parked(walked, table.changes));
+    }
+    let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Ignored);
+    let own = table.records.len() - 1;
+    let mut message = None;
+    if blocked[own] {
+        let stall = report(&table.records, &blocked, &stuck, own);
+        if table.records[own].may_leave() {
+            table.records.swap_remove(own);
+            table.changes += 1;
+            return Err(stall);
+        }
+        message = hand_over(&mut table, &blocked, own, stall);
+    }
+    let parked = parked(walked, table.changes);
+    drop(table);
+    if let Some(message) = message {
+        eprintln!("{message}");
+    }
+    Ok(parked)
 }
 
 /// Z5: how long a recorded wait parks before it looks at the table
@@ -454,6 +561,23 @@ impl Parked<'_> {
         let Some(own) = table.records.iter().position(|record| record.id == self.id) else {
             return Ok(());
         };
+        // Z6: a wait that cannot unwind found a blocked set: a member that
+        // can reports it, found blocked as Z4 finds one (exact under the
+        // lock, so at once).
+        if table.due && table.records[own].may_leave() {
+            let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Ignored);
+            if blocked[own] {
+                let stall = report(&table.records, &blocked, &stuck, own);
+                table.records.swap_remove(own);
+                table.changes += 1;
+                table.due = false;
+                return Err(stall);
+            }
+            if !blocked.contains(&true) {
+                table.due = false;
+            }
+            return Ok(());
+        }
         // Only a table that stood still for a whole period is computed
         // (a moving one is no stall yet), and only if a pool some wait
         // lends itself to has a thread asleep: otherwise the set is the
@@ -461,6 +585,22 @@ impl Parked<'_> {
         if self.seen != table.changes {
             self.seen = table.changes;
             self.blocked_at = None;
+            return Ok(());
+        }
+        // Z6: a wait that cannot unwind looks again at a table that stood
+        // still (a set that formed after it parked, or formed again after
+        // a report), and hands what it finds on.
+        if !table.records[own].may_leave() {
+            let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Ignored);
+            let mut message = None;
+            if blocked[own] {
+                let stall = report(&table.records, &blocked, &stuck, own);
+                message = hand_over(&mut table, &blocked, own, stall);
+            }
+            drop(table);
+            if let Some(message) = message {
+                eprintln!("{message}");
+            }
             return Ok(());
         }
         let mut served: Vec<*const Registry> = Vec::new();
@@ -492,6 +632,35 @@ impl Parked<'_> {
         table.changes += 1;
         Err(stall)
     }
+}
+
+/// Z6: the wait at `own`, which cannot unwind, is in the blocked set
+/// `blocked`, reported as `stall`. If a member of the set can unwind, the
+/// members that can are asked to compute it at their next re-check;
+/// otherwise the report is returned, unless the same table printed it
+/// already, to be printed once the table's lock is released: the waits
+/// park on, but not in silence.
+fn hand_over(table: &mut Table, blocked: &[bool], own: usize, stall: Stall) -> Option<String> {
+    let reporter = table
+        .records
+        .iter()
+        .zip(blocked)
+        .enumerate()
+        .any(|(at, (record, &is))| is && at != own && record.may_leave());
+    // `--cfg stealpool_bug="stall_due_ignored"` never asks the members
+    // that may leave: the set is printed, and stays.
+    if reporter && !bug!("stall_due_ignored") {
+        table.due = true;
+        return None;
+    }
+    if table.printed_at == Some(table.changes) {
+        return None;
+    }
+    table.printed_at = Some(table.changes);
+    Some(format!(
+        "{stall} No wait of the set can end without its result, so none panics: \
+         the program stays stopped here."
+    ))
 }
 
 /// Whether a computation counts the threads asleep with nothing to do
@@ -659,7 +828,7 @@ impl<'a> Set<'a> {
                 leaves
                     .iter()
                     .map(|leaf| {
-                        if leaf.runner == 0 {
+                        if leaf.runner == 0 || leaf.runner == ANY_THREAD {
                             None
                         } else {
                             owner(leaf.runner)
@@ -715,6 +884,11 @@ impl<'a> Set<'a> {
     /// parked.
     fn leaf_stuck(&self, at: usize, leaf: usize) -> bool {
         let of = &self.leaves[at][leaf];
+        // Z7: work of the pool that none but its own threads run (no
+        // lender is handed it): stuck once they all wait in the set.
+        if of.runner == ANY_THREAD {
+            return self.all_blocked(self.leaf_pool[at][leaf]);
+        }
         if of.runner != 0 {
             return self.leaf_owner[at][leaf].is_some_and(|owner| self.blocked[owner]);
         }
@@ -779,15 +953,16 @@ fn report(records: &[Record], blocked: &[bool], stuck: &[Option<Leaf>], at: usiz
         let record = &records[index];
         let leaf = stuck[index];
         let beneath = leaf
-            .filter(|leaf| leaf.runner != 0)
+            .filter(|leaf| leaf.runner != 0 && leaf.runner != ANY_THREAD)
             .and_then(|leaf| {
                 records
                     .iter()
                     .zip(blocked)
                     .find(|(other, &is)| is && other.runner == leaf.runner)
             })
-            .map(|(other, _)| other.awaited.joined_at);
+            .map(|(other, _)| (other.awaited.kind, other.awaited.joined_at));
         waits.push(WaitReport {
+            kind: record.awaited.kind,
             joined_at: record.awaited.joined_at,
             pool: number(record.pool).unwrap_or(0),
             origin: record.awaited.origin,
@@ -797,6 +972,7 @@ fn report(records: &[Record], blocked: &[bool], stuck: &[Option<Leaf>], at: usiz
         });
     }
     Stall {
+        kind: records[at].awaited.kind,
         pools: reports,
         own: 0,
         waits,

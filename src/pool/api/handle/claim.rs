@@ -20,6 +20,10 @@ const UNCLAIMED: usize = 0;
 /// run in place after its pool's workers left (K3).
 pub(crate) const DETACHED: usize = 1;
 
+/// The runner an `install` that withdrew its job claims as (Z6): the job
+/// never runs. Not an address (a `WorkerThread` is aligned past it).
+pub(crate) const WITHDRAWN: usize = 2;
+
 /// The claim word of a task with a handle.
 pub(crate) struct Claim {
     /// `UNCLAIMED`, `DETACHED`, or the address of the `WorkerThread` that

@@ -6,7 +6,7 @@ use crate::pool::kernel::spares::Blocked;
 use crate::sync::flags::bug;
 // One file per job: the claim that decides who runs a submitted task;
 // continuations (`then`, `zip`, `when_all`).
-mod claim;
+pub(in crate::pool::api) mod claim;
 pub(crate) mod continuation;
 
 use crate::lockfree::JobHeader;
@@ -719,6 +719,7 @@ impl<R: Send> JoinHandle<R> {
             lender_frames: lent_to.map(|(_, frames)| frames).unwrap_or_default(),
             origin: self.packet().origin,
             joined_at,
+            kind: stall::WaitKind::Join,
         }
     }
 

@@ -10,17 +10,20 @@ use crate::pool::kernel::latch::CrossPoolLatch;
 use crate::pool::kernel::ordering::MARK_LOAD;
 use crate::pool::kernel::probes;
 use crate::pool::kernel::scope::scope_of;
+use crate::pool::kernel::serving::Lineage;
 use crate::pool::kernel::sleep::Wake;
 use crate::pool::kernel::spares::Blocked;
-use crate::pool::kernel::stall::{self, Awaited, Released, Stall};
+use crate::pool::kernel::stall::{self, Awaited, Released, Stall, WaitKind};
 use crate::pool::kernel::stats::Event;
 use crate::sync::flags::bug;
 use crate::sync::{spin_loop, thread};
+use std::panic::Location;
 
-/// A wait the stall detector watches (Z1): a handle's, on another pool's
-/// task, with the latch it parks on.
+/// A wait the stall detector watches (Z1, Z6, Z7): a handle's on another
+/// pool's task or an `install`'s, with the latch it parks on; or a `join`
+/// half's or a scope's (`None`: it parks on the wait's own latch).
 #[derive(Clone)]
-pub(super) struct Watched(Awaited, *const CrossPoolLatch);
+pub(super) struct Watched(Awaited, Option<*const CrossPoolLatch>);
 
 /// The result of a wait no detector watches, which cannot report a stall.
 fn unwatched(result: Result<(), Stall>) {
@@ -41,7 +44,8 @@ impl WorkerThread {
             // replaces.
             return self.wait_until(latch);
         }
-        unwatched(self.wait_helping(latch, || self.take_beneath(latch), None));
+        let watched = self.own_pool_wait(WaitKind::Half);
+        unwatched(self.wait_helping(latch, || self.take_beneath(latch), watched));
     }
 
     /// H7: waits for the scope at `scope` to finish (`latch`). Meanwhile
@@ -51,26 +55,61 @@ impl WorkerThread {
         if bug!("join_wait_runs_any") {
             return self.wait_until(latch);
         }
-        unwatched(self.wait_helping(latch, || self.take_scope_task(scope), None));
+        let watched = self.own_pool_wait(WaitKind::Scope);
+        unwatched(self.wait_helping(latch, || self.take_scope_task(scope), watched));
+    }
+
+    /// Z7: a `join` half's or a scope's wait as the stall detector reads
+    /// it: for work that only this pool's threads run, one of them or
+    /// queued (`ANY_THREAD`). It cannot end without that work (its frame
+    /// is borrowed), so it never reports; a set it closes is reported as
+    /// an `install`'s is (Z6).
+    /// `--cfg stealpool_bug="own_waits_unwatched"` leaves it unrecorded
+    /// (before Z7): its thread counts as running.
+    fn own_pool_wait(&self, kind: WaitKind) -> Option<Watched> {
+        /// Z7: whoever runs it, a thread of the pool.
+        unsafe fn any_thread(_: *const ()) -> usize {
+            stall::ANY_THREAD
+        }
+        if bug!("own_waits_unwatched") {
+            return None;
+        }
+        let here = Location::caller();
+        let awaited = Awaited {
+            pool: &raw const *self.registry,
+            claim: std::ptr::null(),
+            runner_of: any_thread,
+            // Read only for a lender's sake (Y5), and no lender is handed
+            // this work (Z7).
+            lineage: Lineage::new(u64::MAX, None),
+            pending: None,
+            lent_to: std::ptr::null(),
+            lender_frames: Vec::new(),
+            origin: here,
+            joined_at: here,
+            kind,
+        };
+        Some(Watched(awaited, None))
     }
 
     /// U2, Y1: waits for `latch` (the caller holds its `Blocked`, with a
     /// spare standing in or not), running only the jobs posted to this
-    /// worker alone, and parking between them: a cross-pool `install` or
-    /// handle.
+    /// worker alone, and parking between them, unwatched: only the bug
+    /// flag `install_unwatched` waits so (Z6).
     pub(crate) fn wait_serving_mail(&self, latch: &CoreLatch) {
         unwatched(self.wait_helping(latch, || None, None));
     }
 
-    /// As `wait_serving_mail`, for a handle's wait, which the stall
-    /// detector watches (Z1): `Err` if the wait can never end (Z2), and
-    /// it ends without its result.
+    /// As `wait_serving_mail`, for a cross-pool `install` or handle, which
+    /// the stall detector watches (Z1, Z6): `Err` if the wait can never
+    /// end (Z2) and may end without its result (a handle's), which it
+    /// then does.
     pub(crate) fn wait_serving_mail_watched(
         &self,
         latch: &CrossPoolLatch,
         awaited: Awaited,
     ) -> Result<(), Stall> {
-        self.wait_helping(&latch.core, || None, Some(Watched(awaited, latch)))
+        self.wait_helping(&latch.core, || None, Some(Watched(awaited, Some(latch))))
     }
 
     /// Runs what `take` finds until `latch` is set; when it finds nothing,
@@ -121,7 +160,10 @@ impl WorkerThread {
                     Some(Watched(ref awaited, cross)) => Some(stall::park(
                         self,
                         awaited.clone(),
-                        Released::Mail(cross, self.index),
+                        match cross {
+                            Some(cross) => Released::Mail(cross, self.index),
+                            None => Released::Core(latch, self.index),
+                        },
                     )?),
                     None => None,
                 };
