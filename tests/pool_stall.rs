@@ -417,3 +417,74 @@ fn a_cycle_through_a_scope_is_reported_by_a_join() {
     // The reported join's task caught the report (0): the scope ends.
     assert_eq!(scope_ended, Ok(()));
 }
+
+/// Z8: a stall closed by a continuation's last input arriving, with no
+/// wait parking then. One worker per pool, no spare on `a` and `b`. `w`
+/// on `a` joins `x` on `b`; `x` joins `all`, a continuation on `a` of `y`,
+/// which runs on a third pool and is held at a gate. `all` reaches `x`
+/// through a slot, made after `w`, so `a`'s thread, lent to `b` while it
+/// waits, may not be handed it (Y5). While `y` runs nothing is stuck;
+/// once it ends, `all` is queued on `a`, whose only thread waits for `x`,
+/// which waits for `all`. The gate opens once both waits have begun to
+/// block (and 50 ms more, so they have parked: the order decides only
+/// which look reports, not whether one does), and a re-check of the
+/// still table, computed exactly, reports it: once, within a few
+/// periods of 0.2 s. `--cfg stealpool_bug="exact_recheck_off"` (no such
+/// look) hangs it until the watchdog fails it.
+#[test]
+fn a_stall_closed_by_a_continuation_is_reported() {
+    common::quiet_expected_panics_or(is_report);
+    let (reports, waited) = finishes("a stall closed by a continuation", || {
+        let (a, b, c) = (pool(1, Some(0)), pool(1, Some(0)), pool(1, None));
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        let gate = Arc::new(Barrier::new(2));
+        let y = {
+            let gate = gate.clone();
+            c.submit(move || {
+                gate.wait();
+                3
+            })
+        };
+        let slot_all: Arc<Mutex<Option<JoinHandle<Vec<u32>>>>> = Default::default();
+        let slot_x: Slot = Default::default();
+        let ready = Arc::new(Barrier::new(2));
+        let x = {
+            let (slot_all, ready, reports) = (slot_all.clone(), ready.clone(), reports.clone());
+            b.submit(move || {
+                ready.wait();
+                let all = slot_all.lock().unwrap().take().expect("all is in its slot");
+                match panic::catch_unwind(AssertUnwindSafe(|| all.join())) {
+                    Ok(Ok(values)) => values[0],
+                    Ok(Err(payload)) => panic::resume_unwind(payload),
+                    Err(payload) => {
+                        reports.lock().unwrap().push(message(&*payload).unwrap());
+                        0
+                    }
+                }
+            })
+        };
+        *slot_x.lock().unwrap() = Some(x);
+        let w = {
+            let (slot_x, reports) = (slot_x.clone(), reports.clone());
+            a.submit(move || join_slot(&slot_x, &reports))
+        };
+        *slot_all.lock().unwrap() = Some(a.when_all(vec![y]));
+        ready.wait();
+        while a.stats().blocking_uncompensated == 0 || b.stats().blocking_uncompensated == 0 {
+            std::thread::yield_now();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let opened = std::time::Instant::now();
+        gate.wait();
+        let w = w.join().unwrap();
+        let waited = opened.elapsed();
+        let reports = reports.lock().unwrap().clone();
+        // The reported join gives 0; if it was `x`'s, `w` gets 0 + 1.
+        assert!(w <= 1 || reports.is_empty(), "w {w}");
+        (reports, waited)
+    });
+    println!("reported {waited:?} after the last input was let go");
+    assert_eq!(reports.len(), 1, "reports {reports:?}");
+    let made = format!("waits for the task made at {}:", file!());
+    assert!(reports[0].contains(&made), "{}", reports[0]);
+}

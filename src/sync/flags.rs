@@ -191,6 +191,9 @@ macro_rules! bug {
     ("stall_due_ignored") => {
         cfg!(stealpool_bug = "stall_due_ignored")
     };
+    ("exact_recheck_off") => {
+        cfg!(stealpool_bug = "exact_recheck_off")
+    };
     ("stall_unchecked") => {
         cfg!(stealpool_bug = "stall_unchecked")
     };

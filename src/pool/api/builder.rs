@@ -301,9 +301,8 @@ impl<S> Builder<S> {
     /// limit instead of parking forever (see its "Panics"), as does an
     /// `install` on another pool whose closure nobody started; a stall
     /// that a `join` or `scope` closes is reported by a handle join in it
-    /// (the waits guide has the details). Waits the pool cannot see
-    /// through (`wait_all`, a continuation whose last input arrives into
-    /// the stall) are not reported, and may still hang.
+    /// (the waits guide has the details). `wait_all`, which the pool
+    /// cannot see through, is not reported, and may still hang.
     ///
     /// ```
     /// let pool = stealpool::ThreadPool::builder()

@@ -1,6 +1,6 @@
 //! The stall detector: a wait of the pool that can never return is let
 //! go with an error instead of parking forever, when it can end without
-//! its result (Z1-Z7 in `proofs/waits.md`).
+//! its result (Z1-Z8 in `proofs/waits.md`).
 //!
 //! A worker about to park in a `JoinHandle::join` (on a task of its own
 //! pool or of another), in an `install` on another pool (Z6), or in a
@@ -19,11 +19,12 @@
 //! tasks of their pools. The wait that finds itself blocked does not park
 //! and returns [`Stall`]; `join` panics with its message. A blocked set
 //! forms only as a wait parks, and holds that wait (Z4), but for one
-//! closed by a continuation's last input arriving, which is not seen.
-//! On real threads a parked wait also looks again every `RECHECK`
-//! (Z5), counting threads asleep for want of work as unable to hand a
-//! lender a task: a set closed by such a thread going to sleep is
-//! reported too, once seen twice in a row.
+//! closed by a continuation's last input arriving. On real threads a
+//! parked wait also looks again every `RECHECK`: at a still table, it
+//! computes the set exactly, which finds that one (Z8); and it counts
+//! threads asleep for want of work as unable to hand a lender a task, so
+//! a set closed by such a thread going to sleep is reported too, once
+//! seen twice in a row (Z5).
 //!
 //! Only a wait that may leave reports (Z6): a join, or an `install`
 //! whose job nobody started (it withdraws the job). One that may not (its
@@ -47,6 +48,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::panic::Location;
 use std::ptr;
+use std::time::{Duration, Instant};
 // A `std` `Arc` in every build: the table is shared by reference count
 // alone, which no checker needs to see (under loom the thread-local one
 // is dropped with its thread's locals, where a modelled count would be
@@ -86,6 +88,8 @@ struct Table {
     /// was last printed: the same set is printed once, not by each of its
     /// waits.
     printed_at: Option<u64>,
+    /// Z8: when a re-check last computed the set exactly.
+    exact_at: Option<Instant>,
 }
 
 /// The task a parked wait awaits, as the detector reads it (Z1).
@@ -524,7 +528,7 @@ pub(crate) fn park<'a>(
             table.changes += 1;
             return Err(stall);
         }
-        message = hand_over(&mut table, &blocked, own, stall);
+        message = hand_over(&mut table, &blocked, stall);
     }
     let parked = parked(walked, table.changes);
     drop(table);
@@ -533,6 +537,10 @@ pub(crate) fn park<'a>(
     }
     Ok(parked)
 }
+
+/// Z8: how often a still table is computed exactly by a re-check, at
+/// most.
+const EXACT_PERIOD: Duration = Duration::from_millis(100);
 
 /// Z5: how long a recorded wait parks before it looks at the table
 /// again; none under the model checkers, whose waits park until woken
@@ -587,20 +595,43 @@ impl Parked<'_> {
             self.blocked_at = None;
             return Ok(());
         }
-        // Z6: a wait that cannot unwind looks again at a table that stood
-        // still (a set that formed after it parked, or formed again after
-        // a report), and hands what it finds on.
-        if !table.records[own].may_leave() {
+        // Z8: a table that stood still for a period is computed exactly,
+        // as Z4 computes it, by one wait per `EXACT_PERIOD`: a set can form
+        // with no wait parking (a continuation's last input arriving turns
+        // a wait's leaves into the continuation, queued), and a set that a
+        // wait which may not leave found can form again after a report
+        // (Z6). Readiness is not counted in `changes`, so the look is
+        // paced by time, not by the count.
+        let now = Instant::now();
+        // `--cfg stealpool_bug="exact_recheck_off"` never makes this look.
+        let due_by_time = table
+            .exact_at
+            .is_none_or(|at| now.duration_since(at) >= EXACT_PERIOD);
+        if due_by_time && !bug!("exact_recheck_off") {
+            table.exact_at = Some(now);
             let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Ignored);
-            let mut message = None;
-            if blocked[own] {
+            if blocked[own] && table.records[own].may_leave() {
                 let stall = report(&table.records, &blocked, &stuck, own);
-                message = hand_over(&mut table, &blocked, own, stall);
+                table.records.swap_remove(own);
+                table.changes += 1;
+                return Err(stall);
             }
-            drop(table);
-            if let Some(message) = message {
-                eprintln!("{message}");
+            let member = if blocked[own] {
+                Some(own)
+            } else {
+                blocked.iter().position(|&is| is)
+            };
+            if let Some(member) = member {
+                let stall = report(&table.records, &blocked, &stuck, member);
+                let message = hand_over(&mut table, &blocked, stall);
+                drop(table);
+                if let Some(message) = message {
+                    eprintln!("{message}");
+                }
+                return Ok(());
             }
+        }
+        if !table.records[own].may_leave() {
             return Ok(());
         }
         let mut served: Vec<*const Registry> = Vec::new();
@@ -634,19 +665,18 @@ impl Parked<'_> {
     }
 }
 
-/// Z6: the wait at `own`, which cannot unwind, is in the blocked set
-/// `blocked`, reported as `stall`. If a member of the set can unwind, the
-/// members that can are asked to compute it at their next re-check;
-/// otherwise the report is returned, unless the same table printed it
-/// already, to be printed once the table's lock is released: the waits
-/// park on, but not in silence.
-fn hand_over(table: &mut Table, blocked: &[bool], own: usize, stall: Stall) -> Option<String> {
+/// Z6: the blocked set `blocked`, reported as `stall`, was found by a
+/// wait that may not leave (or, Z8, by one outside it). If a member of
+/// the set may leave, the members that may are asked to compute it at
+/// their next re-check; otherwise the report is returned, unless the same
+/// table printed it already, to be printed once the table's lock is
+/// released: the waits park on, but not in silence.
+fn hand_over(table: &mut Table, blocked: &[bool], stall: Stall) -> Option<String> {
     let reporter = table
         .records
         .iter()
         .zip(blocked)
-        .enumerate()
-        .any(|(at, (record, &is))| is && at != own && record.may_leave());
+        .any(|(record, &is)| is && record.may_leave());
     // `--cfg stealpool_bug="stall_due_ignored"` never asks the members
     // that may leave: the set is printed, and stays.
     if reporter && !bug!("stall_due_ignored") {
@@ -909,6 +939,28 @@ impl<'a> Set<'a> {
 /// The report of the blocked set, for the wait `at`; `stuck` holds the
 /// leaf that blocks each blocked wait.
 fn report(records: &[Record], blocked: &[bool], stuck: &[Option<Leaf>], at: usize) -> Stall {
+    // Only the waits this one's stall is made of: from it, the wait its
+    // stuck leaf runs beneath, or every blocked wait of the pool of a
+    // leaf nobody runs (why nobody can); a stall elsewhere in the process
+    // is another report's.
+    let mut related = vec![false; records.len()];
+    related[at] = true;
+    let mut to_visit = vec![at];
+    while let Some(index) = to_visit.pop() {
+        let Some(leaf) = stuck[index] else { continue };
+        for (other, record) in records.iter().enumerate() {
+            let reached = if leaf.runner == 0 || leaf.runner == ANY_THREAD {
+                ptr::eq(record.pool, leaf.pool)
+            } else {
+                record.runner == leaf.runner
+            };
+            if reached && blocked[other] && !related[other] {
+                related[other] = true;
+                to_visit.push(other);
+            }
+        }
+    }
+    let blocked = &related[..];
     let mut pools: Vec<*const Registry> = vec![records[at].pool];
     for (record, &is) in records.iter().zip(blocked) {
         if is && !pools.iter().any(|&pool| ptr::eq(pool, record.pool)) {
