@@ -109,6 +109,31 @@
 //! to run; the ones seen here are seeds 11, 12, 22, 27, 32, 34, 54, 82,
 //! 99 under `mbt0` and 12, 30, 47, 74 under `mbt1`, not yet traced).
 //!
+//! Since then the stall detector also records a cross-pool `install` (Z6
+//! in `proofs/waits.md`; one whose closure nobody started withdraws it and
+//! panics with the report), a `join` waiting for its stolen half and a
+//! `scope` waiting for its tasks (Z7), and a re-check computes a still
+//! table exactly (Z8: a stall closed by a continuation's last input).
+//! gdb on the hung runs above showed threads parked in
+//! `install_from_other_pool` and `scope::run_body`, which had no record.
+//! Measured on 2026-11-30 with
+//! `target/release/examples/wait_programs --runs 200 --no-shapes --timeout 6`
+//! (seeds 1 to 200; 600 runs in 16 s, `RUST_BACKTRACE=0`):
+//!
+//! | configuration | right | stall report | hung | H5 cycle |
+//! |---|---|---|---|---|
+//! | default | 200 | 0 | 0 | 0 |
+//! | `mbt0` | 153 | 47 | 0 | 0 |
+//! | `mbt1` | 159 | 39 | 2 | 0 |
+//!
+//! The seeds that hung before (11, 12, 22, 27, 32, 34, 54, 82, 99 under
+//! `mbt0`) end with a report. Still hung under `mbt1`: seed 118, two
+//! scopes on a one-worker pool with its one spare, each waiting for a
+//! task of the other's that the other's wait sent to the injector (H7:
+//! a scope's wait runs only its own tasks); no wait of that stall may
+//! leave, so it is printed and stays. Seed 102 hung 1 run in 3 with two
+//! of its threads asleep, not traced.
+//!
 //! ```text
 //! random programs, default
 //! |                                  |  run |       right |       wrong |        hung |     aborted |    H5 cycle | panic other |
