@@ -132,9 +132,9 @@ pub(crate) enum WaitKind {
     Join,
     /// `ThreadPool::install` (and the `join` or `scope` it runs) on a
     /// worker of another pool: its job borrows the waiter's frame, so the
-    /// wait can never leave before the job has run. It is recorded (the
-    /// stalls it closes are seen), but a blocked set is reported by a
-    /// `Join` member instead, or printed when the set has none (Z6).
+    /// wait may leave only while nobody has started the job, which it then
+    /// withdraws; once the job runs, a blocked set is reported by a member
+    /// that may leave, or printed when the set has none (Z6).
     Install,
     /// A `join` on a worker waiting for its half another thread of its
     /// pool took (H6): it borrows the frame too (Z7).

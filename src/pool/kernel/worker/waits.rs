@@ -62,8 +62,8 @@ impl WorkerThread {
     /// Z7: a `join` half's or a scope's wait as the stall detector reads
     /// it: for work that only this pool's threads run, one of them or
     /// queued (`ANY_THREAD`). It cannot end without that work (its frame
-    /// is borrowed), so it never reports; a set it closes is reported as
-    /// an `install`'s is (Z6).
+    /// is borrowed), so it never reports; a set it closes is handed over
+    /// as one that an `install` whose job runs closes (Z6).
     /// `--cfg stealpool_bug="own_waits_unwatched"` leaves it unrecorded
     /// (before Z7): its thread counts as running.
     fn own_pool_wait(&self, kind: WaitKind) -> Option<Watched> {
@@ -94,15 +94,17 @@ impl WorkerThread {
 
     /// U2, Y1: waits for `latch` (the caller holds its `Blocked`, with a
     /// spare standing in or not), running only the jobs posted to this
-    /// worker alone, and parking between them, unwatched: only the bug
-    /// flag `install_unwatched` waits so (Z6).
+    /// worker alone, and parking between them, unwatched: an `install`
+    /// whose withdrawal lost to a runner (its job then runs), and the bug
+    /// flag `install_unwatched` (Z6).
     pub(crate) fn wait_serving_mail(&self, latch: &CoreLatch) {
         unwatched(self.wait_helping(latch, || None, None));
     }
 
     /// As `wait_serving_mail`, for a cross-pool `install` or handle, which
     /// the stall detector watches (Z1, Z6): `Err` if the wait can never
-    /// end (Z2) and may end without its result (a handle's), which it
+    /// end (Z2) and may end without its result (a handle's, or an
+    /// `install`'s whose job nobody started), which it
     /// then does.
     pub(crate) fn wait_serving_mail_watched(
         &self,
