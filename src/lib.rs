@@ -76,5 +76,7 @@ pub mod model_probes {
     pub use crate::pool::kernel::probes::{
         ATTENTION_WRITES, COUNTERS_WRITES, POOL_LOCKS, SLEEPER_LOCKS, WAITS, WOKEN,
     };
-    pub use crate::pool::kernel::probes::{HALVES_HELPED, INLINE_JOINS, POSTS_WOKE, REROUTED, WAITS_PARKED};
+    pub use crate::pool::kernel::probes::{
+        HALVES_HELPED, INLINE_JOINS, POSTS_WOKE, REROUTED, STALLS_ESCAPED, WAITS_PARKED,
+    };
 }

@@ -591,3 +591,25 @@ fn a_cycle_through_a_scope_is_reported() {
     pool.wait_all();
     assert_eq!(reports.load(SeqCst), 1);
 }
+
+/// Z9: a stall of a scope's wait alone, ended by running the queued task
+/// on top of it. One worker, no spare: an inner scope's wait hands the
+/// outer scope's task (which borrows the caller's stack) to the injector,
+/// and the outer scope's wait, the whole blocked set, runs it from there.
+#[test]
+fn a_stall_of_a_scope_runs_its_rerouted_task() {
+    let pool = ThreadPool::builder()
+        .num_threads(1)
+        .max_blocking_threads(0)
+        .build()
+        .unwrap();
+    let mut ran = [0u32; 2];
+    let (outer, inner) = ran.split_at_mut(1);
+    pool.scope(|a| {
+        stealpool::scope(|b| {
+            b.spawn(|_| inner[0] += 1);
+            a.spawn(|_| outer[0] += 1);
+        });
+    });
+    assert_eq!(ran, [1, 1]);
+}

@@ -488,3 +488,65 @@ fn a_stall_closed_by_a_continuation_is_reported() {
     let made = format!("waits for the task made at {}:", file!());
     assert!(reports[0].contains(&made), "{}", reports[0]);
 }
+
+/// Z9: a blocked set none of whose waits may leave, ended by running the
+/// work it waits for on top of one of them. One worker, no spare. A
+/// scope's body, on the worker, spawns the scope's task from a thread
+/// outside the pool, so the task is queued on the injector, where a
+/// waiting scope does not look (H7). With no spare to stand in, the
+/// scope's wait is the whole set; nothing can end it, and it may not
+/// leave (its task borrows its frame). It runs the queued task on top of
+/// itself. `--cfg stealpool_bug="stall_escape_off"` prints the set and
+/// parks, until the watchdog fails the test.
+#[test]
+fn a_scope_alone_in_a_stall_runs_its_queued_task() {
+    let (owner, ran_on, spares) = finishes("a scope whose task waits on the injector", || {
+        let pool = pool(1, Some(0));
+        let ran_on = Mutex::new(None);
+        let owner = pool.scope(|s| {
+            std::thread::scope(|outside| {
+                outside.spawn(|| {
+                    assert_eq!(stealpool::current_thread_index(), None);
+                    s.spawn(|_| *ran_on.lock().unwrap() = stealpool::current_thread_index());
+                });
+            });
+            stealpool::current_thread_index()
+        });
+        (
+            owner,
+            ran_on.into_inner().unwrap(),
+            pool.stats().spare_threads_started,
+        )
+    });
+    assert_eq!(owner, Some(0));
+    assert_eq!(ran_on, Some(0), "the task ran on the scope's own thread");
+    assert_eq!(spares, 0);
+}
+
+/// Z9, as the loom model `stall_of_a_scope_runs_its_rerouted_task` has
+/// it: the queued task is one that an inner scope's wait popped and, not
+/// its to run (H7), handed to the injector. One worker, no spare: the
+/// outer scope's wait is the whole set, and runs it on top of itself.
+/// `--cfg stealpool_bug="stall_escape_off"` hangs it until the watchdog
+/// fails the test.
+#[test]
+fn a_scope_alone_in_a_stall_runs_its_rerouted_task() {
+    let (ran, spares) = finishes("a scope whose task an inner scope rerouted", || {
+        let pool = pool(1, Some(0));
+        let ran = [AtomicUsize::new(0), AtomicUsize::new(0)];
+        pool.scope(|a| {
+            stealpool::scope(|b| {
+                b.spawn(|_| {
+                    ran[1].fetch_add(1, Ordering::Relaxed);
+                });
+                a.spawn(|_| {
+                    ran[0].fetch_add(1, Ordering::Relaxed);
+                });
+            });
+        });
+        let ran = ran.map(AtomicUsize::into_inner);
+        (ran, pool.stats().spare_threads_started)
+    });
+    assert_eq!(ran, [1, 1], "each task ran once");
+    assert_eq!(spares, 0);
+}

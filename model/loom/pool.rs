@@ -1020,6 +1020,51 @@ fn stall_reported_for_a_cycle_through_then() {
     );
 }
 
+// Preemption bound 4, floor 240 (477 executions observed; bound 1: 13).
+//
+// Z9: a blocked set none of whose waits may leave, ended by running the
+// queued work on top of one. One worker, no spare. The caller's scope `a`
+// (installed on the worker) runs an inner scope `b` whose body spawns
+// `b`'s task, then `a`'s: `b`'s wait pops `a`'s task first and, not its to
+// run (H7), hands it to the injector; it runs its own, and returns. `a`'s
+// wait then finds no task of its own on any deque, parks with no spare to
+// stand in, and is the whole blocked set. It may not leave (its task
+// borrows its frame), and the pool's injector holds work: it runs it on
+// top of itself. Both tasks run once in every execution, and some
+// execution took this path (the probe). `stall_escape_off` (the set
+// printed, as before Z9) deadlocks here.
+#[test]
+fn stall_of_a_scope_runs_its_rerouted_task() {
+    quiet_stall_reports();
+    let escaped_before = stealpool::model_probes::STALLS_ESCAPED.count();
+    explore_bounds(
+        "stall_of_a_scope_runs_its_rerouted_task",
+        (4, 240),
+        (1, 6),
+        || {
+            let pool = one_worker_no_spare();
+            let (ran_a, ran_b) = (Slot::new(), Slot::new());
+            let (ran_a, ran_b) = (&ran_a, &ran_b);
+            pool.scope(|a| {
+                stealpool::scope(|b| {
+                    b.spawn(move |_| ran_b.bump());
+                    a.spawn(move |_| ran_a.bump());
+                });
+            });
+            assert_eq!((ran_a.get(), ran_b.get()), (1, 1), "a task ran twice or never");
+            drop(pool);
+        },
+    );
+    let escaped = stealpool::model_probes::STALLS_ESCAPED.count() - escaped_before;
+    progress::line(format_args!(
+        "stall_of_a_scope_runs_its_rerouted_task: the scope ran its task on top of its wait in {escaped} executions"
+    ));
+    assert!(
+        escaped > 0,
+        "no execution ended the stall by running queued work (Z9)"
+    );
+}
+
 // Preemption bound 2, floor 80000 (173129 executions observed; bound 1: 2577).
 //
 // Z2, Z3: no report while a wait can still end. `x` (on `a`) joins `z`

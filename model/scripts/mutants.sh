@@ -96,6 +96,7 @@ list_mutants() {
     printf 'stall_awaits_ignored\tloom_pool\tbug\tZ2\ta wait is blocked only if what it awaits cannot run\tif every thread of its own pool waits\n'
     printf 'stall_inputs_ignored\tloom_pool\tbug\tZ2\ta wait on a continuation is blocked through its stuck inputs\tit never is\n'
     printf 'stall_released_ignored\tloom_pool\tbug\tZ3\ta wait whose latch is set or that has mail is not blocked\tit still counts\n'
+    printf 'stall_escape_off\tloom_pool\tbug\tZ9\ta stall of waits that may not leave runs queued work of its pool on top of one\tit is printed, and stays\n'
     printf 'waiter_unserved\tloom_pool\tbug\tY1\twork a cross-pool waiter awaits hands it the jobs it needs of its pool\tthey are queued as any job\n'
 }
 

@@ -417,17 +417,22 @@ SMOKE_STALL_MUTANTS="stall_released_ignored"
 # (H8), and followed by the stall detector (Z2), through their two models
 # (about 30 s).
 SMOKE_INPUTS_MUTANTS="inputs_not_in_place stall_inputs_ignored"
+# And a stall of waits that may not leave ended by running the queued
+# work on top of one (Z9), through its own model (one rebuild, about
+# 80 s).
+SMOKE_ESCAPE_MUTANTS="stall_escape_off"
 step_mutants_smoke() {
     # Each run of mutants.sh writes target/mutants/table.md anew: each
     # set is checked right after its run.
-    run mutants_smoke 1800 "mutants caught: ${SMOKE_MUTANTS// /, }, $SMOKE_POOL_MUTANTS, ${SMOKE_STALL_MUTANTS// /, }, ${SMOKE_INPUTS_MUTANTS// /, }" "loom on mutants" -- bash -c "
+    run mutants_smoke 1800 "mutants caught: ${SMOKE_MUTANTS// /, }, $SMOKE_POOL_MUTANTS, ${SMOKE_STALL_MUTANTS// /, }, ${SMOKE_INPUTS_MUTANTS// /, }, $SMOKE_ESCAPE_MUTANTS" "loom on mutants" -- bash -c "
         caught() { for m in \"\$@\"; do
             grep -F \"\\\`\$m\\\`\" target/mutants/table.md | grep -qF '**caught**' || { echo \"not caught: \$m\"; exit 1; }
         done; }
         model/scripts/mutants.sh $SMOKE_MUTANTS && caught $SMOKE_MUTANTS &&
         MUTANT_MODELS=cross_pool model/scripts/mutants.sh $SMOKE_POOL_MUTANTS && caught $SMOKE_POOL_MUTANTS &&
         MUTANT_MODELS=stall_not model/scripts/mutants.sh $SMOKE_STALL_MUTANTS && caught $SMOKE_STALL_MUTANTS &&
-        MUTANT_MODELS='continuation_inputs through_then' model/scripts/mutants.sh $SMOKE_INPUTS_MUTANTS && caught $SMOKE_INPUTS_MUTANTS"
+        MUTANT_MODELS='continuation_inputs through_then' model/scripts/mutants.sh $SMOKE_INPUTS_MUTANTS && caught $SMOKE_INPUTS_MUTANTS &&
+        MUTANT_MODELS=stall_of_a_scope model/scripts/mutants.sh $SMOKE_ESCAPE_MUTANTS && caught $SMOKE_ESCAPE_MUTANTS"
 }
 
 STEPS=("$@")

@@ -194,6 +194,9 @@ macro_rules! bug {
     ("exact_recheck_off") => {
         cfg!(stealpool_bug = "exact_recheck_off")
     };
+    ("stall_escape_off") => {
+        cfg!(stealpool_bug = "stall_escape_off")
+    };
     ("stall_unchecked") => {
         cfg!(stealpool_bug = "stall_unchecked")
     };

@@ -300,8 +300,9 @@ impl<S> Builder<S> {
     /// could never return panics with a report naming the pools and this
     /// limit instead of parking forever (see its "Panics"), as does an
     /// `install` on another pool whose closure nobody started; a stall
-    /// that a `join` or `scope` closes is reported by a handle join in it
-    /// (the waits guide has the details). `wait_all`, which the pool
+    /// that a `join` or `scope` closes is reported by a handle join in it,
+    /// and one of `join`s and `scope`s alone runs the work queued on the
+    /// pool on top of one of them (the waits guide has the details). `wait_all`, which the pool
     /// cannot see through, is not reported, and may still hang.
     ///
     /// ```

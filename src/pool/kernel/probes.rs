@@ -19,6 +19,9 @@ pub static POSTS_WOKE: Probe = Probe::new();
 /// H6, H7: jobs a wait took but left to the injector, not its to run.
 pub static REROUTED: Probe = Probe::new();
 
+/// Z9: jobs a wait in a blocked set ran on top of itself.
+pub static STALLS_ESCAPED: Probe = Probe::new();
+
 /// S9, W1, X2: acquisitions of a lock shared by all workers (the accounts
 /// lock; the sleep and wake path takes none).
 pub static POOL_LOCKS: Probe = Probe::new();

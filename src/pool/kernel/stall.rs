@@ -1,6 +1,6 @@
 //! The stall detector: a wait of the pool that can never return is let
 //! go with an error instead of parking forever, when it can end without
-//! its result (Z1-Z8 in `proofs/waits.md`).
+//! its result (Z1-Z9 in `proofs/waits.md`).
 //!
 //! A worker about to park in a `JoinHandle::join` (on a task of its own
 //! pool or of another), in an `install` on another pool (Z6), or in a
@@ -29,7 +29,9 @@
 //! Only a wait that may leave reports (Z6): a join, or an `install`
 //! whose job nobody started (it withdraws the job). One that may not (its
 //! work borrows its frame) parks on, and asks the members that may leave
-//! to look again; a set with none is printed.
+//! to look again. A set with none is ended by a member that runs work
+//! queued on its pool on top of its wait (Z9), or, with none queued,
+//! printed.
 //!
 //! Nothing on the hot path takes part: a latch's setter never looks at
 //! the table. A record whose latch is set, or whose mailbox holds a job,
@@ -90,6 +92,11 @@ struct Table {
     printed_at: Option<u64>,
     /// Z8: when a re-check last computed the set exactly.
     exact_at: Option<Instant>,
+    /// Z9: a blocked set with no member that can unwind was found while
+    /// a member's pool holds queued work: the members whose pool does
+    /// compute the set at their next re-check, and the first that finds
+    /// itself in it runs that work on top of its wait.
+    escape_due: bool,
 }
 
 /// The task a parked wait awaits, as the detector reads it (Z1).
@@ -181,6 +188,9 @@ struct Record {
     pool: *const Registry,
     /// The waiting thread's runner id (H3's claim word).
     runner: usize,
+    /// Z9: whether the waiting thread may still run work on top of its
+    /// waits (H4's budget is not spent).
+    may_escape: bool,
     awaited: Awaited,
     released: Released,
 }
@@ -222,6 +232,18 @@ impl Record {
             WaitKind::Install => self.awaited_runner() == 0,
             WaitKind::Half | WaitKind::Scope => false,
         }
+    }
+
+    /// Z9: whether the waiting thread can end a blocked set by running
+    /// queued work of its pool on top of its wait: the wait may not leave
+    /// (one that may reports the set instead), the thread may run work in
+    /// place (H4's budget), and its pool has some queued.
+    fn can_escape(&self) -> bool {
+        !self.may_leave()
+            && self.may_escape
+            && !bug!("stall_escape_off")
+            // SAFETY: the pool's registry is held by the waiting thread.
+            && unsafe { &*self.pool }.has_work()
     }
 
     /// The runner id of the thread that claimed the awaited task: 0 if
@@ -467,6 +489,19 @@ pub(crate) struct Parked<'a> {
     blocked_at: Option<u64>,
     /// Z5: the table's count of changes at the last look.
     seen: u64,
+    /// Z9: the wait found a blocked set it may end by running queued
+    /// work: it must not park.
+    escape: bool,
+}
+
+/// What a parked wait does after a re-check (Z5, Z9).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(crate) enum Next {
+    /// Parks on.
+    Park,
+    /// Z9: stops parking, and runs queued work of its pool on top of its
+    /// wait: every thread that could is parked in a blocked set.
+    Escape,
 }
 
 impl Drop for Parked<'_> {
@@ -503,24 +538,26 @@ pub(crate) fn park<'a>(
         id,
         pool: worker.registry(),
         runner: worker.runner_id(),
+        may_escape: worker.may_wait_in_place(),
         awaited,
         released,
     });
     // Made once the lock is no longer needed for a removal: its drop
     // takes the lock.
-    let parked = |walked, seen| Parked {
+    let parked = |walked, seen, escape| Parked {
         domain,
         id,
         _walked: walked,
         blocked_at: None,
         seen,
+        escape,
     };
     if bug!("stall_unchecked") {
-        return Ok(parked(walked, table.changes));
+        return Ok(parked(walked, table.changes, false));
     }
     let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Ignored);
     let own = table.records.len() - 1;
-    let mut message = None;
+    let mut handed = HandOver::Quiet;
     if blocked[own] {
         let stall = report(&table.records, &blocked, &stuck, own);
         if table.records[own].may_leave() {
@@ -528,11 +565,11 @@ pub(crate) fn park<'a>(
             table.changes += 1;
             return Err(stall);
         }
-        message = hand_over(&mut table, &blocked, stall);
+        handed = hand_over(&mut table, &blocked, stall, Some(own));
     }
-    let parked = parked(walked, table.changes);
+    let parked = parked(walked, table.changes, handed == HandOver::Escape);
     drop(table);
-    if let Some(message) = message {
+    if let HandOver::Print(message) = handed {
         eprintln!("{message}");
     }
     Ok(parked)
@@ -562,12 +599,12 @@ impl Parked<'_> {
     /// wait recorded or removed between them (nor during the period
     /// before the first): `Err` then, with the record removed, and the
     /// wait ends without its result.
-    pub(crate) fn recheck(&mut self) -> Result<(), Stall> {
+    pub(crate) fn recheck(&mut self) -> Result<Next, Stall> {
         // Declared before the guard: dropped after it (as in `park`).
         let mut walked = Vec::new();
         let mut table = self.domain.lock();
         let Some(own) = table.records.iter().position(|record| record.id == self.id) else {
-            return Ok(());
+            return Ok(Next::Park);
         };
         // Z6: a wait that cannot unwind found a blocked set: a member that
         // can reports it, found blocked as Z4 finds one (exact under the
@@ -584,7 +621,21 @@ impl Parked<'_> {
             if !blocked.contains(&true) {
                 table.due = false;
             }
-            return Ok(());
+            return Ok(Next::Park);
+        }
+        // Z9: likewise, a set no member of which can unwind, found while
+        // a member's pool holds queued work: a member whose pool does
+        // runs it, found blocked as Z4 finds one.
+        if table.escape_due && table.records[own].can_escape() {
+            let (blocked, _) = blocked_set(&table.records, &mut walked, Idle::Ignored);
+            if blocked[own] {
+                table.escape_due = false;
+                return Ok(Next::Escape);
+            }
+            if !blocked.contains(&true) {
+                table.escape_due = false;
+            }
+            return Ok(Next::Park);
         }
         // Only a table that stood still for a whole period is computed
         // (a moving one is no stall yet), and only if a pool some wait
@@ -593,7 +644,7 @@ impl Parked<'_> {
         if self.seen != table.changes {
             self.seen = table.changes;
             self.blocked_at = None;
-            return Ok(());
+            return Ok(Next::Park);
         }
         // Z8: a table that stood still for a period is computed exactly,
         // as Z4 computes it, by one wait per `EXACT_PERIOD`: a set can form
@@ -623,16 +674,21 @@ impl Parked<'_> {
             };
             if let Some(member) = member {
                 let stall = report(&table.records, &blocked, &stuck, member);
-                let message = hand_over(&mut table, &blocked, stall);
+                let finder = blocked[own].then_some(own);
+                let handed = hand_over(&mut table, &blocked, stall, finder);
                 drop(table);
-                if let Some(message) = message {
-                    eprintln!("{message}");
-                }
-                return Ok(());
+                return Ok(match handed {
+                    HandOver::Escape => Next::Escape,
+                    HandOver::Print(message) => {
+                        eprintln!("{message}");
+                        Next::Park
+                    }
+                    HandOver::Quiet => Next::Park,
+                });
             }
         }
         if !table.records[own].may_leave() {
-            return Ok(());
+            return Ok(Next::Park);
         }
         let mut served: Vec<*const Registry> = Vec::new();
         for record in &table.records {
@@ -647,49 +703,85 @@ impl Parked<'_> {
             .any(|&pool| unsafe { &*pool }.sleep.asleep_exact() > 0)
         {
             self.blocked_at = None;
-            return Ok(());
+            return Ok(Next::Park);
         }
         let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Counted);
         if !blocked[own] {
             self.blocked_at = None;
-            return Ok(());
+            return Ok(Next::Park);
         }
         if self.blocked_at != Some(table.changes) {
             self.blocked_at = Some(table.changes);
-            return Ok(());
+            return Ok(Next::Park);
         }
         let stall = report(&table.records, &blocked, &stuck, own);
         table.records.swap_remove(own);
         table.changes += 1;
         Err(stall)
     }
+
+    /// Z9: whether the wait, as it parked, found a blocked set it may end
+    /// by running queued work of its pool: it then does not park.
+    pub(crate) fn escapes(&self) -> bool {
+        self.escape
+    }
 }
 
-/// Z6: the blocked set `blocked`, reported as `stall`, was found by a
-/// wait that may not leave (or, Z8, by one outside it). If a member of
-/// the set may leave, the members that may are asked to compute it at
-/// their next re-check; otherwise the report is returned, unless the same
-/// table printed it already, to be printed once the table's lock is
-/// released: the waits park on, but not in silence.
-fn hand_over(table: &mut Table, blocked: &[bool], stall: Stall) -> Option<String> {
-    let reporter = table
-        .records
-        .iter()
-        .zip(blocked)
-        .any(|(record, &is)| is && record.may_leave());
+/// What the finder of a blocked set that it may not report does (Z6, Z9).
+#[derive(PartialEq)]
+enum HandOver {
+    /// Nothing now: a member reports the set, or runs queued work, at its
+    /// next re-check, or the set was printed already.
+    Quiet,
+    /// Z9: the finder, a member, runs queued work of its pool.
+    Escape,
+    /// The report, to print once the table's lock is released.
+    Print(String),
+}
+
+/// Z6, Z9: the blocked set `blocked`, reported as `stall`, was found by a
+/// wait that may not leave (`finder`, if it is a member), or, Z8, by one
+/// outside it.
+///
+/// - If a member may leave, the members that may are asked to compute it
+///   at their next re-check (Z6).
+/// - Otherwise, if a member's pool holds queued work, the set is ended by
+///   running it (Z9): by the finder if its pool does, else by the first
+///   member whose pool does, at its next re-check.
+/// - Otherwise the report is returned, unless the same table printed it
+///   already, to be printed once the table's lock is released: the waits
+///   park on, but not in silence.
+fn hand_over(table: &mut Table, blocked: &[bool], stall: Stall, finder: Option<usize>) -> HandOver {
+    let member = |at: &usize| blocked[*at];
+    let reporter = (0..blocked.len())
+        .filter(member)
+        .any(|at| table.records[at].may_leave());
     // `--cfg stealpool_bug="stall_due_ignored"` never asks the members
     // that may leave: the set is printed, and stays.
     if reporter && !bug!("stall_due_ignored") {
         table.due = true;
-        return None;
+        return HandOver::Quiet;
+    }
+    // Z9: `--cfg stealpool_bug="stall_escape_off"` makes no member able
+    // to (`can_escape`): the set is printed, and stays (before Z9).
+    if finder.is_some_and(|at| table.records[at].can_escape()) {
+        return HandOver::Escape;
+    }
+    if (0..blocked.len())
+        .filter(member)
+        .any(|at| table.records[at].can_escape())
+    {
+        table.escape_due = true;
+        return HandOver::Quiet;
     }
     if table.printed_at == Some(table.changes) {
-        return None;
+        return HandOver::Quiet;
     }
     table.printed_at = Some(table.changes);
-    Some(format!(
-        "{stall} No wait of the set can end without its result, so none panics: \
-         the program stays stopped here."
+    HandOver::Print(format!(
+        "{stall} No wait of the set can end without its result, and none can \
+         run queued work of its pool on top of itself, so none panics: the \
+         program stays stopped here."
     ))
 }
 

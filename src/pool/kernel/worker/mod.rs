@@ -414,12 +414,17 @@ impl WorkerThread {
     /// spare standing in, so that a chain of handles, each joined by the
     /// next, never nests deeper than that on one stack.
     pub(crate) fn wait_in_place(&self) -> Option<WaitInPlace<'_>> {
-        let depth = self.waits_in_place.get();
-        if depth >= MAX_WAITS_IN_PLACE {
+        if !self.may_wait_in_place() {
             return None;
         }
+        let depth = self.waits_in_place.get();
         self.waits_in_place.set(depth + 1);
         Some(WaitInPlace(self))
+    }
+
+    /// Whether `wait_in_place` would grant a permit (H4; Z9 asks it too).
+    pub(crate) fn may_wait_in_place(&self) -> bool {
+        self.waits_in_place.get() < MAX_WAITS_IN_PLACE
     }
 
     /// `HANDLE_WAIT_ROUNDS` rounds (spin, then yield) until `done()`;

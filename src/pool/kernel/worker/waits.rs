@@ -13,7 +13,7 @@ use crate::pool::kernel::scope::scope_of;
 use crate::pool::kernel::serving::Lineage;
 use crate::pool::kernel::sleep::Wake;
 use crate::pool::kernel::spares::Blocked;
-use crate::pool::kernel::stall::{self, Awaited, Released, Stall, WaitKind};
+use crate::pool::kernel::stall::{self, Awaited, Next, Released, Stall, WaitKind};
 use crate::pool::kernel::stats::Event;
 use crate::sync::flags::bug;
 use crate::sync::{spin_loop, thread};
@@ -169,19 +169,44 @@ impl WorkerThread {
                     )?),
                     None => None,
                 };
+                // Z9: a wait that found itself in a blocked set it may end
+                // by running queued work does not park.
+                let mut next = match &parked {
+                    Some(parked) if parked.escapes() => Next::Escape,
+                    _ => Next::Park,
+                };
                 // Z5: a watched wait looks again every `RECHECK` while it
                 // stays parked, its record and stand-in kept.
                 let recheck = parked.as_ref().and(stall::RECHECK);
-                while self.registry.sleep.park(self.index, latch, has_mail, recheck) {
+                while next == Next::Park && self.registry.sleep.park(self.index, latch, has_mail, recheck) {
                     if let Some(parked) = parked.as_mut() {
-                        parked.recheck()?;
+                        next = parked.recheck()?;
                     }
                 }
                 drop(parked);
                 drop(blocked);
+                if next == Next::Escape {
+                    self.escape_stall();
+                }
             }
         }
         Ok(())
+    }
+
+    /// Z9: every thread that could end this wait is parked in a blocked
+    /// set, none of whose waits may end without its result, while this
+    /// pool holds queued work: this thread runs one job of it on top of
+    /// its wait, as an idle search finds it, within H4's budget of runs in
+    /// place. The job may end the set; if it parks too, the set that
+    /// forms then is looked at anew.
+    fn escape_stall(&self) {
+        let Some(_budget) = self.wait_in_place() else {
+            return;
+        };
+        if let Some((job, level)) = self.find_work() {
+            probes::STALLS_ESCAPED.hit();
+            self.execute_at(job, level);
+        }
     }
 
     /// H6: a half forked beneath the one whose latch is `latch`: from the
