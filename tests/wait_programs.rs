@@ -18,6 +18,8 @@
 //! had at least 64 slots (four per worker), 47 of these 200 seeds hung
 //! (`examples/wait_programs.rs` has the table).
 
+mod common;
+
 #[path = "../examples/wait_programs/gen.rs"]
 mod gen;
 #[path = "../examples/wait_programs/on_pool.rs"]
@@ -30,6 +32,9 @@ use std::time::Duration;
 use stealpool::ThreadPool;
 
 const SEEDS: u64 = 400;
+
+/// Seeds run under each limit (`random_acyclic_wait_programs_end_under_limits`).
+const LIMITED_SEEDS: u64 = 200;
 
 /// The fewest spare slots a pool has by default (`Builder::max_blocking_threads`).
 const DEFAULT_SPARE_SLOTS_AT_LEAST: usize = 64;
@@ -164,4 +169,86 @@ fn fifty_stage_pipelines_finish_with_default_settings() {
             assert_eq!(got, gen::eval_sequential(&program), "{name}");
         }
     }
+}
+
+/// What a program under a limit may end with: the stall report
+/// (`JoinHandle::join`'s, an `install`'s or H5's), never another panic.
+const STALL_MESSAGE: &str = "can never return (a stall)";
+
+/// Runs `program` on fresh pools with `max_blocking_threads(limit)` on
+/// another thread: its value, or the message of the panic it ended with.
+/// Fails naming `what` if it has not ended in 600 s (a hang).
+fn run_limited(what: &str, program: &Program, limit: usize) -> Result<u32, String> {
+    let program = program.clone();
+    let (done, finished) = mpsc::channel();
+    thread::spawn(move || {
+        let pools: Arc<[ThreadPool]> = (0..program.pools)
+            .map(|_| {
+                ThreadPool::builder()
+                    .num_threads(program.workers)
+                    .max_blocking_threads(limit)
+                    .build()
+                    .expect("a pool builds")
+            })
+            .collect();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            on_pool::run_block(&program.main, &pools)
+        }));
+        let _ = done.send(outcome.map_err(|payload| {
+            payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        }));
+    });
+    finished
+        .recv_timeout(Duration::from_secs(600))
+        .unwrap_or_else(|_| panic!("{what} did not end (hung)"))
+}
+
+/// Z1-Z9, H5: the same random programs on pools allowed no spare, or one:
+/// each ends, with its right value or with the stall report (a panic that
+/// names the limit), never a wrong value, another panic, a report of a
+/// cycle the program does not have, or a hang. Reports are expected
+/// here (a third of the programs under `max_blocking_threads(0)`); the
+/// test asserts both endings occur, so it exercises the limit.
+#[test]
+fn random_acyclic_wait_programs_end_under_limits() {
+    common::quiet_expected_panics_or(|payload| {
+        common::message(payload).is_some_and(|text| text.contains(STALL_MESSAGE))
+    });
+    let mut right = [0usize; 2];
+    let mut reported = [0usize; 2];
+    for seed in 1..=LIMITED_SEEDS {
+        let program = gen::generate(seed);
+        let expected = gen::eval_sequential(&program);
+        for limit in [0, 1] {
+            match run_limited(
+                &format!("seed {seed}, max_blocking_threads({limit})"),
+                &program,
+                limit,
+            ) {
+                Ok(value) => {
+                    assert_eq!(value, expected, "seed {seed}, limit {limit}: wrong value");
+                    right[limit] += 1;
+                }
+                Err(message) => {
+                    assert!(
+                        message.contains(STALL_MESSAGE),
+                        "seed {seed}, limit {limit}: ended with another panic: {message}"
+                    );
+                    reported[limit] += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "max_blocking_threads(0): {} right, {} reported; (1): {} right, {} reported",
+        right[0], reported[0], right[1], reported[1]
+    );
+    assert!(
+        right.iter().all(|&n| n > 0) && reported.iter().all(|&n| n > 0),
+        "both endings occur under each limit"
+    );
 }

@@ -125,7 +125,7 @@ fn pool_block(block: &Block, pools: &Arc<[ThreadPool]>) -> u32 {
                 for stage in 1..*stages {
                     let before = prev;
                     let pool = &pools[(*first + stage) % pools.len()];
-                    prev = pool.submit(move || before.join().unwrap().wrapping_add(1));
+                    prev = pool.submit(move || Slot::Handle(before).get().wrapping_add(1));
                 }
                 Slot::Handle(prev)
             }

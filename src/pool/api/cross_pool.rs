@@ -74,7 +74,9 @@ impl ThreadPool {
                 }
             })
         };
-        if let Err(ticket) = serving::post_to_waiter(&self.registry, ticket) {
+        // Y6 does not apply: an install's job is no task with a number;
+        // it is posted to the nearest waiter, as Y1 first had it.
+        if let Err(ticket) = serving::post_to_waiter(&self.registry, ticket, |_| true) {
             self.registry.push(ticket);
         }
         // `--cfg stealpool_bug="install_unwatched"` leaves the wait

@@ -46,6 +46,10 @@ pub(crate) struct Waiting {
     /// The innermost work the waiter's thread was running when it began
     /// to wait, beneath the wait.
     below: *const Running,
+    /// Y6: for a wait that serves its mail, the numbers of the tasks with
+    /// a handle on the waiter's stack beneath it: a task is posted to it
+    /// only if it waits for none of them (Y5's rule).
+    frames: Vec<u64>,
 }
 
 impl Waiting {
@@ -56,6 +60,7 @@ impl Waiting {
             index: worker.index(),
             serves_mail,
             below: innermost(),
+            frames: if serves_mail { worker.frames() } else { Vec::new() },
         }
     }
 }
@@ -138,8 +143,9 @@ pub(crate) fn running<R>(awaited: Awaited, f: impl FnOnce() -> R) -> R {
 
 /// Y1, Y2: the slot of a worker of `target` that waits, directly or
 /// through other waits, for work the current thread runs, and runs the
-/// jobs posted to it meanwhile; `None` if there is none.
-pub(crate) fn waiter_in(target: &Registry) -> Option<usize> {
+/// jobs posted to it meanwhile, and (Y6) whose stack beneath its wait
+/// holds tasks numbered as `may_run` accepts; `None` if there is none.
+pub(crate) fn waiter_in(target: &Registry, may_run: impl Fn(&[u64]) -> bool) -> Option<usize> {
     let mut chains = vec![innermost()];
     let mut budget = SEARCH_BUDGET;
     while let Some(mut frame) = chains.pop() {
@@ -156,7 +162,7 @@ pub(crate) fn waiter_in(target: &Registry) -> Option<usize> {
             };
             // SAFETY (Y2): the waiter waits until this work is done.
             if let Some(waiting) = unsafe { waiting.as_ref() } {
-                if waiting.serves_mail && ptr::eq(waiting.registry, target) {
+                if waiting.serves_mail && ptr::eq(waiting.registry, target) && may_run(&waiting.frames) {
                     return Some(waiting.index);
                 }
                 chains.push(waiting.below);
@@ -168,15 +174,20 @@ pub(crate) fn waiter_in(target: &Registry) -> Option<usize> {
 }
 
 /// Y1: posts `job`, a job of `target`'s pool that work the current thread
-/// runs will wait for, to a worker of `target` waiting for that work;
-/// gives it back when there is none (or it left), for the caller to queue.
-pub(crate) fn post_to_waiter(target: &Registry, job: JobRef) -> Result<(), JobRef> {
+/// runs will wait for, to a worker of `target` waiting for that work
+/// whose stack `may_run` accepts (Y6); gives it back when there is none
+/// (or it left), for the caller to queue.
+pub(crate) fn post_to_waiter(
+    target: &Registry,
+    job: JobRef,
+    may_run: impl Fn(&[u64]) -> bool,
+) -> Result<(), JobRef> {
     // `--cfg stealpool_bug="waiter_unserved"` queues it as any job of the
     // pool: with no thread of it free, nothing runs it (what Y1 rules out).
     if bug!("waiter_unserved") {
         return Err(job);
     }
-    match waiter_in(target) {
+    match waiter_in(target, may_run) {
         Some(index) => match target.post(index, job) {
             None => Ok(()),
             Some(job) => Err(job),
@@ -328,10 +339,13 @@ impl TaskRef {
     pub(crate) fn post_to_waiter(&self) {
         // SAFETY: our reference keeps the task, which holds its pool.
         let registry = unsafe { &*self.registry };
-        if waiter_in(registry).is_none() {
+        // Y6: only to a waiter whose stack holds no task this one may
+        // wait for (Y5's rule, as for a lender).
+        let may_run = |frames: &[u64]| self.lineage.may_run_above(frames);
+        if waiter_in(registry, may_run).is_none() {
             return;
         }
-        if let Err(job) = post_to_waiter(registry, self.clone_ref().into_job()) {
+        if let Err(job) = post_to_waiter(registry, self.clone_ref().into_job(), may_run) {
             // The waiter left meanwhile: the task is queued anyway; this
             // job only tries its claim.
             registry.push(job);

@@ -690,14 +690,23 @@ impl Parked<'_> {
         if !table.records[own].may_leave() {
             return Ok(Next::Park);
         }
+        // Z5: the pools whose sleepers a counted look may change: those
+        // waits lend themselves to, and (Z7) those whose `join` halves and
+        // scopes wait for work any of their threads may run.
         let mut served: Vec<*const Registry> = Vec::new();
         for record in &table.records {
-            let pool = record.awaited.lent_to;
-            if !pool.is_null() && !served.iter().any(|&known| ptr::eq(known, pool)) {
-                served.push(pool);
+            let own_pool_wait = matches!(record.awaited.kind, WaitKind::Half | WaitKind::Scope);
+            for pool in [
+                record.awaited.lent_to,
+                if own_pool_wait { record.pool } else { ptr::null() },
+            ] {
+                if !pool.is_null() && !served.iter().any(|&known| ptr::eq(known, pool)) {
+                    served.push(pool);
+                }
             }
         }
-        // SAFETY: a pool a wait lends itself to is held by its handle.
+        // SAFETY: a pool a wait lends itself to is held by its handle; a
+        // waiting thread's own pool, by that thread.
         if !served
             .iter()
             .any(|&pool| unsafe { &*pool }.sleep.asleep_exact() > 0)
@@ -1008,8 +1017,11 @@ impl<'a> Set<'a> {
         let of = &self.leaves[at][leaf];
         // Z7: work of the pool that none but its own threads run (no
         // lender is handed it): stuck once they all wait in the set.
+        // Z5 counts a thread asleep with nothing to do as running none of
+        // it either: it is running (a stolen half) on a thread of the pool,
+        // or queued where a push wakes a sleeper (S1-S7).
         if of.runner == ANY_THREAD {
-            return self.all_blocked(self.leaf_pool[at][leaf]);
+            return self.none_running(self.leaf_pool[at][leaf]);
         }
         if of.runner != 0 {
             return self.leaf_owner[at][leaf].is_some_and(|owner| self.blocked[owner]);

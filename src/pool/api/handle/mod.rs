@@ -651,6 +651,17 @@ impl<R: Send> JoinHandle<R> {
         // H5: claimed by this thread, yet unfinished: it runs beneath us
         // and cannot go on until this frame returns.
         if runner == worker.runner_id() && !self.is_finished() {
+            // SAFETY: as above.
+            let seq = unsafe { self.claim.as_ref() }.lineage().seq();
+            if worker.posted_above(seq) {
+                panic!(
+                    "stealpool: JoinHandle::join can never return (a stall): its task runs lower \
+                     on this thread's stack, beneath a job this thread was handed while it waited \
+                     (past Builder::max_blocking_threads, a task another wait needed or queued \
+                     work of a stalled pool; or a broadcast's part), and cannot go on until this \
+                     call returns"
+                );
+            }
             panic!(
                 "stealpool: JoinHandle::join can never return: its task runs beneath it on the same \
                  thread and cannot go on until this call returns (the program's waits form a \

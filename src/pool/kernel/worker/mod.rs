@@ -566,6 +566,22 @@ impl WorkerThread {
         self.frames.borrow().last().copied().flatten()
     }
 
+    /// H5: whether a posted job runs above the task numbered `seq` on
+    /// this thread's stack (a job handed to a wait past the spares,
+    /// Y1/Y4/Z9, or a broadcast's part, U2): a join of that task from
+    /// above is then a stall the stacking made, not a cycle of the
+    /// program's own waits.
+    pub(crate) fn posted_above(&self, seq: u64) -> bool {
+        let frames = self.frames.borrow();
+        let Some(at) = frames
+            .iter()
+            .rposition(|frame| frame.is_some_and(|f| f.seq() == seq))
+        else {
+            return false;
+        };
+        frames[at + 1..].iter().any(Option::is_none)
+    }
+
     /// Y5: the numbers of the tasks with a handle on this thread's stack.
     pub(crate) fn frames(&self) -> Vec<u64> {
         self.frames.borrow().iter().flatten().map(Lineage::seq).collect()
