@@ -111,19 +111,10 @@ impl ThreadPool {
         lender_frames: Option<Vec<u64>>,
         called_at: &'static Location<'static>,
     ) -> stall::Awaited {
-        /// The runner id of the claim at `claim` (H3).
-        ///
-        /// # Safety
-        ///
-        /// `claim` is a live `Claim`.
-        unsafe fn runner_of(claim: *const ()) -> usize {
-            // SAFETY: the caller's promise.
-            unsafe { &*claim.cast::<Claim>() }.runner()
-        }
         stall::Awaited {
             pool: &raw const *self.registry,
             claim: (&raw const *claim).cast(),
-            runner_of,
+            runner_of: Claim::runner_of,
             lineage: claim.lineage(),
             pending: None,
             lent_to: if lender_frames.is_some() {

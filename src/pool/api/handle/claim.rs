@@ -73,4 +73,15 @@ impl Claim {
         // only that thread writes here.
         self.runner.load(RELAXED)
     }
+
+    /// Z1: the runner id of the claim at `claim`, type-erased as the stall
+    /// detector's records hold it (`stall::Awaited::runner_of`).
+    ///
+    /// # Safety
+    ///
+    /// `claim` is a live `Claim`.
+    pub(crate) unsafe fn runner_of(claim: *const ()) -> usize {
+        // SAFETY: the caller's promise.
+        unsafe { &*claim.cast::<Claim>() }.runner()
+    }
 }

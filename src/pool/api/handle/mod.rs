@@ -421,7 +421,9 @@ impl<R: Send> JoinHandle<R> {
     /// result was handed out then. If the task is running beneath this call
     /// on the same thread (it waits, directly or not, for the code that
     /// joins it: a cycle), with a message that says so, rather than
-    /// waiting forever. On a worker, if parking would complete a *stall*:
+    /// waiting forever; if a job this thread was handed while it waited
+    /// (past `max_blocking_threads`) lies between the two, the message
+    /// calls it a stall instead, as below. On a worker, if parking would complete a *stall*:
     /// every thread of this pool, and of every pool their waits depend
     /// on, is parked in a `JoinHandle::join` whose task (or, for a
     /// continuation, one of the inputs it still waits for) is queued or
@@ -704,15 +706,6 @@ impl<R: Send> JoinHandle<R> {
         lent_to: Option<(&Registry, Vec<u64>)>,
         joined_at: &'static Location<'static>,
     ) -> stall::Awaited {
-        /// The runner id of the claim at `claim` (H3).
-        ///
-        /// # Safety
-        ///
-        /// `claim` is a live `Claim`.
-        unsafe fn runner_of(claim: *const ()) -> usize {
-            // SAFETY: the caller's promise.
-            unsafe { &*claim.cast::<Claim>() }.runner()
-        }
         // Z1: a task that can run (a submitted task always; a continuation
         // once its inputs are there, K4) is read by its claim alone; one
         // whose inputs are missing, through them (H8's references).
@@ -721,7 +714,7 @@ impl<R: Send> JoinHandle<R> {
             pool: &raw const *self.registry,
             pending: (!ready).then_some((self.job, self.state)),
             claim: self.claim.as_ptr().cast_const().cast(),
-            runner_of,
+            runner_of: Claim::runner_of,
             // SAFETY: the handle's reference keeps the job, and its claim.
             lineage: unsafe { self.claim.as_ref() }.lineage(),
             lent_to: lent_to
