@@ -142,7 +142,10 @@ fn yield_runs_one_queued_job_and_reports_idle_after() {
 fn join_context_says_when_the_second_closure_was_stolen() {
     let pool = ThreadPool::new(2);
     let mut stolen_seen = false;
-    for _ in 0..1_000 {
+    // Rounds until a steal, not a fixed few: a round steals only if the
+    // other worker asks for `b` while `a` spins, which a loaded machine
+    // can delay for many rounds (it took more than 1 000 once).
+    for _ in 0..200_000 {
         let b_ran = AtomicBool::new(false);
         let (a, b) = pool.install(|| {
             stealpool::join_context(

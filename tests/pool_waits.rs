@@ -395,16 +395,18 @@ fn a_scope_waiting_for_its_stolen_task_runs_no_unrelated_task() {
     }
 }
 
-/// H5 through Y1: a task of a one-worker pool with no spare installs
-/// into another pool, whose job submits a task back to the first pool and
-/// joins it; that task joins the handle of the first one. A real cycle:
-/// the task is posted to the only worker, which waits beneath it (Y1),
-/// runs there, and its join panics naming the cycle instead of waiting
-/// forever.
+/// Y6 (formerly H5 through Y1): a task of a one-worker pool with no spare
+/// installs into another pool, whose job submits a task back to the first
+/// pool and joins it; that task joins the handle of the first one. A real
+/// cycle. Before Y6 the task was posted to the only worker, beneath which
+/// the task it joins runs, and H5 panicked there. Y6 posts it only where
+/// it cannot wait for the stack beneath (it was made after the first task,
+/// so it may wait for it): it stays queued, and the stall detector reports
+/// the cycle, naming the join and the task it waits for.
 #[test]
-fn a_task_joining_its_own_handle_beneath_it_panics() {
+fn a_cycle_through_an_install_is_reported_not_posted_beneath() {
     quiet_expected_panics();
-    let message = finishes("cycle beneath", || {
+    let message = finishes("cycle through an install", || {
         let pool = Arc::new(
             ThreadPool::builder()
                 .num_threads(1)
@@ -424,14 +426,57 @@ fn a_task_joining_its_own_handle_beneath_it_panics() {
                     }
                     thread::yield_now();
                 };
-                let outcome = own_pool.submit(move || handle.join().is_ok()).join();
-                let payload = outcome.expect_err("the join of the task beneath returned");
+                let task = own_pool.submit(move || handle.join().is_ok());
+                // The stall report is this join's own panic.
+                let payload = panic::catch_unwind(AssertUnwindSafe(|| task.join()))
+                    .expect_err("the join of the task beneath returned");
                 report
                     .send(common::message(&*payload).unwrap_or_default())
                     .unwrap();
             })
         });
         *slot.lock().unwrap() = Some(beneath);
+        let message = reported.recv().unwrap();
+        pool.wait_all();
+        message
+    });
+    assert!(message.contains("can never return (a stall)"), "{message}");
+    assert!(!message.contains("beneath it on the same thread"), "{message}");
+    assert!(
+        message.contains("tests/pool_waits.rs"),
+        "the report names the waits: {message}"
+    );
+}
+
+/// H5: a task that joins its own handle (it reaches it through a slot)
+/// runs beneath that join on the same thread: the join panics naming the
+/// cycle instead of waiting forever.
+#[test]
+fn a_task_joining_its_own_handle_beneath_it_panics() {
+    quiet_expected_panics();
+    let message = finishes("a task joining itself", || {
+        let pool = ThreadPool::builder()
+            .num_threads(1)
+            .max_blocking_threads(0)
+            .build()
+            .unwrap();
+        let slot: Arc<std::sync::Mutex<Option<JoinHandle<()>>>> = Arc::default();
+        let own_slot = slot.clone();
+        let (report, reported) = mpsc::channel();
+        let task = pool.submit(move || {
+            let handle = loop {
+                if let Some(handle) = own_slot.lock().unwrap().take() {
+                    break handle;
+                }
+                thread::yield_now();
+            };
+            let payload = panic::catch_unwind(AssertUnwindSafe(|| handle.join()))
+                .expect_err("a join of the task itself returned");
+            report
+                .send(common::message(&*payload).unwrap_or_default())
+                .unwrap();
+        });
+        *slot.lock().unwrap() = Some(task);
         let message = reported.recv().unwrap();
         pool.wait_all();
         message
