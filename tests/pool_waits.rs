@@ -395,6 +395,26 @@ fn a_scope_waiting_for_its_stolen_task_runs_no_unrelated_task() {
     }
 }
 
+/// Spins until another thread puts a value in `slot`, and takes it.
+fn take_when_put<T>(slot: &std::sync::Mutex<Option<T>>) -> T {
+    loop {
+        if let Some(value) = slot.lock().unwrap().take() {
+            break value;
+        }
+        thread::yield_now();
+    }
+}
+
+/// Runs `join`, which must panic, and sends its panic's message.
+fn send_panic_message<R>(report: &mpsc::Sender<String>, join: impl FnOnce() -> R) {
+    let Err(payload) = panic::catch_unwind(AssertUnwindSafe(join)) else {
+        panic!("the join returned");
+    };
+    report
+        .send(common::message(&*payload).unwrap_or_default())
+        .unwrap();
+}
+
 /// Y6 (formerly H5 through Y1): a task of a one-worker pool with no spare
 /// installs into another pool, whose job submits a task back to the first
 /// pool and joins it; that task joins the handle of the first one. A real
@@ -407,32 +427,17 @@ fn a_scope_waiting_for_its_stolen_task_runs_no_unrelated_task() {
 fn a_cycle_through_an_install_is_reported_not_posted_beneath() {
     quiet_expected_panics();
     let message = finishes("cycle through an install", || {
-        let pool = Arc::new(
-            ThreadPool::builder()
-                .num_threads(1)
-                .max_blocking_threads(0)
-                .build()
-                .unwrap(),
-        );
+        let pool = common::one_worker_no_spare();
         let other = Arc::new(ThreadPool::new(1));
         let slot: Arc<std::sync::Mutex<Option<JoinHandle<()>>>> = Arc::default();
         let (own_pool, other_pool, own_slot) = (pool.clone(), other.clone(), slot.clone());
         let (report, reported) = mpsc::channel();
         let beneath = pool.submit(move || {
             other_pool.install(|| {
-                let handle = loop {
-                    if let Some(handle) = own_slot.lock().unwrap().take() {
-                        break handle;
-                    }
-                    thread::yield_now();
-                };
+                let handle = take_when_put(&own_slot);
                 let task = own_pool.submit(move || handle.join().is_ok());
                 // The stall report is this join's own panic.
-                let payload = panic::catch_unwind(AssertUnwindSafe(|| task.join()))
-                    .expect_err("the join of the task beneath returned");
-                report
-                    .send(common::message(&*payload).unwrap_or_default())
-                    .unwrap();
+                send_panic_message(&report, || task.join());
             })
         });
         *slot.lock().unwrap() = Some(beneath);
@@ -455,26 +460,13 @@ fn a_cycle_through_an_install_is_reported_not_posted_beneath() {
 fn a_task_joining_its_own_handle_beneath_it_panics() {
     quiet_expected_panics();
     let message = finishes("a task joining itself", || {
-        let pool = ThreadPool::builder()
-            .num_threads(1)
-            .max_blocking_threads(0)
-            .build()
-            .unwrap();
+        let pool = common::one_worker_no_spare();
         let slot: Arc<std::sync::Mutex<Option<JoinHandle<()>>>> = Arc::default();
         let own_slot = slot.clone();
         let (report, reported) = mpsc::channel();
         let task = pool.submit(move || {
-            let handle = loop {
-                if let Some(handle) = own_slot.lock().unwrap().take() {
-                    break handle;
-                }
-                thread::yield_now();
-            };
-            let payload = panic::catch_unwind(AssertUnwindSafe(|| handle.join()))
-                .expect_err("a join of the task itself returned");
-            report
-                .send(common::message(&*payload).unwrap_or_default())
-                .unwrap();
+            let handle = take_when_put(&own_slot);
+            send_panic_message(&report, || handle.join());
         });
         *slot.lock().unwrap() = Some(task);
         let message = reported.recv().unwrap();
