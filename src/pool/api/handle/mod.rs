@@ -423,9 +423,9 @@ impl<R: Send> JoinHandle<R> {
     /// joins it: a cycle), with a message that says so, rather than
     /// waiting forever; if a job this thread was handed while it waited
     /// (past `max_blocking_threads`) lies between the two, the message
-    /// calls it a stall instead, as below. On a worker, if parking would complete a *stall*:
-    /// every thread of this pool, and of every pool their waits depend
-    /// on, is parked in a `JoinHandle::join` whose task (or, for a
+    /// calls it a stall instead, as below. On a worker, if parking would
+    /// complete a *stall*: every thread of this pool, and of every pool
+    /// their waits depend on, is parked in a `JoinHandle::join` whose task (or, for a
     /// continuation, one of the inputs it still waits for) is queued or
     /// runs beneath such a wait, so none of them could ever return (a
     /// cycle of handles across threads, through continuations or across
