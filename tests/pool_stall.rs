@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::message;
+use common::{finishes, message};
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -51,6 +51,72 @@ fn join_slot(slot: &Slot, reports: &Mutex<Vec<String>>) -> u32 {
             reports.lock().unwrap().push(message(&*payload).unwrap());
             0
         }
+    }
+}
+
+/// Waits coming and going elsewhere in the process: on a pool of its own
+/// (two workers, no spare), a task joins a task that runs on the other
+/// worker and ends only once the join has begun to block, over and over,
+/// until `stop`. Each such join parks, so a record is added to the stall
+/// table and removed again every millisecond or two:
+/// no re-check of another wait finds the table still for a whole period
+/// (Z5, Z8), as in a process whose other parts keep waiting.
+struct Churn {
+    pool: Arc<ThreadPool>,
+    stopped: Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Churn {
+    fn start() -> Churn {
+        let pool = Arc::new(pool(2, Some(0)));
+        let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let thread = {
+            let (pool, stopped) = (pool.clone(), stopped.clone());
+            std::thread::spawn(move || {
+                while !stopped.load(Ordering::Relaxed) {
+                    let inner_pool = pool.clone();
+                    pool.submit(move || {
+                        let (started, has_started) = std::sync::mpsc::channel();
+                        let blocked_before = inner_pool.stats().blocking_uncompensated;
+                        let outer_pool = inner_pool.clone();
+                        let inner = inner_pool.submit(move || {
+                            started.send(()).unwrap();
+                            // Ends only once the join below has begun to
+                            // block (and a moment more, for its record):
+                            // however long its looks before the park take
+                            // on a loaded machine, it parks.
+                            while outer_pool.stats().blocking_uncompensated == blocked_before {
+                                std::thread::yield_now();
+                            }
+                            std::thread::sleep(std::time::Duration::from_millis(1));
+                        });
+                        // `inner` runs on the other worker: the join parks.
+                        has_started.recv().unwrap();
+                        inner.join().unwrap();
+                    })
+                    .join()
+                    .unwrap();
+                }
+            })
+        };
+        Churn {
+            pool,
+            stopped,
+            thread,
+        }
+    }
+
+    /// Returns once the churn has parked a few waits: the table moves.
+    fn until_moving(&self) {
+        while self.pool.stats().blocking_uncompensated < 3 {
+            std::thread::yield_now();
+        }
+    }
+
+    fn stop(self) {
+        self.stopped.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap();
     }
 }
 
@@ -244,25 +310,6 @@ fn acyclic_cross_joins_are_never_reported() {
     assert_eq!(seen.load(Ordering::Relaxed), rounds);
 }
 
-/// Runs `f` on a thread of its own; a deadlock fails the test instead of
-/// hanging the run (the bound is far past a stall's report, which comes
-/// within a re-check period or two, 200 ms each).
-fn finishes<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
-    let (done, result) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = done.send(f());
-    });
-    match result.recv_timeout(std::time::Duration::from_secs(300)) {
-        Ok(value) => value,
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-            panic!("{what}: no result after 300 s: a stall nobody reported")
-        }
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-            panic!("{what}: the run panicked (its message is above)")
-        }
-    }
-}
-
 /// Z6: a stall closed through a cross-pool `install`. One worker each, no
 /// spare. `z` on `b` has started (and holds `b`'s only thread) when `x`
 /// on `a` installs into `b`: the install's job is queued behind `z`, and
@@ -353,13 +400,27 @@ fn a_stall_through_install_is_reported_once() {
 /// 0.2 s), naming the scope's wait; its task takes the report as its
 /// value, and the scope ends.
 /// `--cfg stealpool_bug="own_waits_unwatched"` (the scope's wait
-/// unrecorded, as before Z7) leaves `x`'s thread seeming to run, and
-/// `--cfg stealpool_bug="stall_due_ignored"` never asks the join to
-/// look: either way nothing is reported, and the watchdog fails the test.
+/// unrecorded, as before Z7) leaves `x`'s thread seeming to run: nothing
+/// is reported, and the watchdog fails the test.
 #[test]
 fn a_cycle_through_a_scope_is_reported_by_a_join() {
+    cycle_through_a_scope(false);
+}
+
+/// As above, with waits coming and going on another pool all along
+/// (`Churn`): the join's re-check never finds the table still, so only
+/// the scope's hand-over (Z6's `due`) makes it look.
+/// `--cfg stealpool_bug="stall_due_ignored"` (no hand-over: the set is
+/// printed) leaves it unreported, and the watchdog fails the test.
+#[test]
+fn a_cycle_through_a_scope_is_reported_while_other_waits_come_and_go() {
+    cycle_through_a_scope(true);
+}
+
+fn cycle_through_a_scope(churn: bool) {
     common::quiet_expected_panics_or(is_report);
-    let (scope_ended, reports) = finishes("a cycle through a scope", || {
+    let (scope_ended, reports) = finishes("a cycle through a scope", move || {
+        let churn = churn.then(Churn::start);
         let pool = Arc::new(pool(2, Some(0)));
         let this_pool = Arc::downgrade(&pool);
         let reports = Arc::new(Mutex::new(Vec::new()));
@@ -396,11 +457,17 @@ fn a_cycle_through_a_scope_is_reported_by_a_join() {
         };
         // The tasks meet here at the barrier before either looks in the slot.
         *slot.lock().unwrap() = Some(x);
+        if let Some(churn) = &churn {
+            churn.until_moving();
+        }
         started.wait();
         let begun = std::time::Instant::now();
         let scope_ended = scope_ended.recv().expect("x reports how its scope ended");
         println!("the scope ended {:?} after the barrier", begun.elapsed());
         let reports = reports.lock().unwrap().clone();
+        if let Some(churn) = churn {
+            churn.stop();
+        }
         (scope_ended, reports)
     });
     assert_eq!(reports.len(), 1, "reports {reports:?}");
@@ -433,8 +500,24 @@ fn a_cycle_through_a_scope_is_reported_by_a_join() {
 /// look) hangs it until the watchdog fails it.
 #[test]
 fn a_stall_closed_by_a_continuation_is_reported() {
+    stall_closed_by_a_continuation(false);
+}
+
+/// As above, with waits coming and going on another pool all along
+/// (`Churn`): no re-check finds the table still, so the set is found by
+/// the next wait that parks, outside it (Z4), which hands it over to its
+/// members. `--cfg stealpool_bug="others_sets_ignored"` (such a wait
+/// looks only for a set it is in) leaves it unreported, and the watchdog
+/// fails the test.
+#[test]
+fn a_stall_closed_by_a_continuation_is_reported_while_other_waits_come_and_go() {
+    stall_closed_by_a_continuation(true);
+}
+
+fn stall_closed_by_a_continuation(churn: bool) {
     common::quiet_expected_panics_or(is_report);
-    let (reports, waited) = finishes("a stall closed by a continuation", || {
+    let (reports, waited) = finishes("a stall closed by a continuation", move || {
+        let churn = churn.then(Churn::start);
         let (a, b, c) = (pool(1, Some(0)), pool(1, Some(0)), pool(1, None));
         let reports = Arc::new(Mutex::new(Vec::new()));
         let gate = Arc::new(Barrier::new(2));
@@ -474,11 +557,17 @@ fn a_stall_closed_by_a_continuation_is_reported() {
             std::thread::yield_now();
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
+        if let Some(churn) = &churn {
+            churn.until_moving();
+        }
         let opened = std::time::Instant::now();
         gate.wait();
         let w = w.join().unwrap();
         let waited = opened.elapsed();
         let reports = reports.lock().unwrap().clone();
+        if let Some(churn) = churn {
+            churn.stop();
+        }
         // The reported join gives 0; if it was `x`'s, `w` gets 0 + 1.
         assert!(w <= 1 || reports.is_empty(), "w {w}");
         (reports, waited)

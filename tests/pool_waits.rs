@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{quiet_expected_panics, Gate, EXPECTED};
+use common::{finishes, quiet_expected_panics, Gate, EXPECTED};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::mpsc;
@@ -15,22 +15,6 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 use stealpool::{JoinHandle, ThreadPool};
-
-/// Runs `f` on a thread of its own and fails the test if it has not
-/// returned within a bound far beyond any run that is not deadlocked.
-fn finishes<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
-    let (done, result) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = done.send(f());
-    });
-    match result.recv_timeout(Duration::from_secs(300)) {
-        Ok(value) => value,
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("{what}: no result after 300 s: a deadlock"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            panic!("{what}: the run panicked (its message is above)")
-        }
-    }
-}
 
 /// Task A submits S and joins it; task B, submitted after A, joins A's
 /// handle. S holds on until B has started (or a second has passed), so

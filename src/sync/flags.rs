@@ -179,6 +179,9 @@ macro_rules! bug {
     ("lend_any") => {
         cfg!(stealpool_bug = "lend_any")
     };
+    ("posts_unfiltered") => {
+        cfg!(stealpool_bug = "posts_unfiltered")
+    };
     // pool/api/cross_pool.rs
     ("install_unwatched") => {
         cfg!(stealpool_bug = "install_unwatched")
@@ -196,6 +199,9 @@ macro_rules! bug {
     };
     ("stall_escape_off") => {
         cfg!(stealpool_bug = "stall_escape_off")
+    };
+    ("others_sets_ignored") => {
+        cfg!(stealpool_bug = "others_sets_ignored")
     };
     ("stall_unchecked") => {
         cfg!(stealpool_bug = "stall_unchecked")

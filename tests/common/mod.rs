@@ -35,6 +35,31 @@ pub const fn scaled(full: usize, miri: usize) -> usize {
     }
 }
 
+/// Runs `f` on a thread of its own and fails the test if it has not
+/// returned within the watchdog's bound: 300 s, far past any run that is
+/// not stuck (a stall's report comes within a re-check period or two,
+/// 200 ms each), or `STEALPOOL_WATCHDOG_SECONDS`, which
+/// `model/scripts/thread_mutants.sh` shortens for builds that must hang.
+pub fn finishes<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let seconds = std::env::var("STEALPOOL_WATCHDOG_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
+    let (done, result) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        let _ = done.send(f());
+    });
+    match result.recv_timeout(Duration::from_secs(seconds)) {
+        Ok(value) => value,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("{what}: no result after {seconds} s: a stall nobody reported, or a deadlock")
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            panic!("{what}: the run panicked (its message is above)")
+        }
+    }
+}
+
 /// A pool of one worker with no spare slot: its waits get no stand-in.
 pub fn one_worker_no_spare() -> Arc<stealpool::ThreadPool> {
     Arc::new(

@@ -146,6 +146,11 @@ pub(crate) fn running<R>(awaited: Awaited, f: impl FnOnce() -> R) -> R {
 /// jobs posted to it meanwhile, and (Y6) whose stack beneath its wait
 /// holds tasks numbered as `may_run` accepts; `None` if there is none.
 pub(crate) fn waiter_in(target: &Registry, may_run: impl Fn(&[u64]) -> bool) -> Option<usize> {
+    // Y7: a wait reported as a stall leaves without its result while the
+    // work beneath this call still runs; it waits for this walk to end
+    // before its frames go. (Every pool of a process, or of a model, has
+    // the one domain, so `target`'s is the leaver's.)
+    let _searching = target.stalls.searching();
     let mut chains = vec![innermost()];
     let mut budget = SEARCH_BUDGET;
     while let Some(mut frame) = chains.pop() {
@@ -162,7 +167,11 @@ pub(crate) fn waiter_in(target: &Registry, may_run: impl Fn(&[u64]) -> bool) -> 
             };
             // SAFETY (Y2): the waiter waits until this work is done.
             if let Some(waiting) = unsafe { waiting.as_ref() } {
-                if waiting.serves_mail && ptr::eq(waiting.registry, target) && may_run(&waiting.frames) {
+                // `--cfg stealpool_bug="posts_unfiltered"` posts to the
+                // first waiter up the chain, whatever its stack holds (Y1
+                // before Y6).
+                let stack_allows = bug!("posts_unfiltered") || may_run(&waiting.frames);
+                if waiting.serves_mail && ptr::eq(waiting.registry, target) && stack_allows {
                     return Some(waiting.index);
                 }
                 chains.push(waiting.below);

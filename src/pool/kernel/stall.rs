@@ -62,6 +62,11 @@ use std::sync::Arc;
 /// pool's, N1).
 pub(crate) struct StallDomain {
     table: Mutex<Table>,
+    /// Y7: held by each search up the chains of waiters for its whole
+    /// walk (`serving::waiter_in`), and taken once by a wait that leaves
+    /// without its result, after it unregistered: no search still reads
+    /// the frames of a wait once they go.
+    searches: crate::sync::Mutex<()>,
     /// Y5: the number the next task made gets. A `std` atomic in every
     /// build: it orders the making of tasks and synchronizes nothing (a
     /// task made after another's handle reached its maker gets a larger
@@ -86,10 +91,11 @@ struct Table {
     /// that can: the members that can compute the set at their next
     /// re-check, and the first that finds itself in it reports it.
     due: bool,
-    /// Z6: `changes` when a blocked set with no member that can unwind
-    /// was last printed: the same set is printed once, not by each of its
-    /// waits.
-    printed_at: Option<u64>,
+    /// Z6: the records (their ids) of the blocked set with no member that
+    /// can unwind that was printed last: the same set is printed once, not
+    /// by each of its waits, nor again at each look of a wait outside it
+    /// (Z4).
+    printed: Vec<u64>,
     /// Z8: when a re-check last computed the set exactly.
     exact_at: Option<Instant>,
     /// Z9: a blocked set with no member that can unwind was found while
@@ -442,6 +448,7 @@ impl StallDomain {
     fn new() -> Self {
         StallDomain {
             table: Mutex::new(Table::default()),
+            searches: crate::sync::Mutex::new(()),
             next_seq: std::sync::atomic::AtomicU64::new(0),
         }
     }
@@ -451,6 +458,19 @@ impl StallDomain {
     pub(crate) fn next_seq(&self) -> u64 {
         // Y5: relaxed; coherence of the one RMW location is the order.
         self.next_seq.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Y7: held for a search's whole walk up the chains of waiters.
+    pub(crate) fn searching(&self) -> crate::sync::MutexGuard<'_, ()> {
+        // Nothing panics while holding this lock; recover anyway.
+        self.searches.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Y7: for a wait that leaves without its result (a report), once it
+    /// is unregistered from what it waited for: returns once no search
+    /// that may have reached it before is still walking.
+    pub(crate) fn wait_out_searches(&self) {
+        drop(self.searching());
     }
 
     fn lock(&self) -> MutexGuard<'_, Table> {
@@ -518,8 +538,9 @@ impl Drop for Parked<'_> {
 /// Z1: `worker`, waiting for `awaited` and let go through `released`
 /// (not released yet, as far as it looked), is about to park. Records the
 /// wait, then (Z2) computes the blocked waits: `Err` if this one is among
-/// them, and it must not park. Z4: a blocked set forms only as a wait
-/// parks, with that wait in it, so no other is ever found blocked here.
+/// them, and it must not park. Z4: a blocked set forms as a wait parks,
+/// with that wait in it, or with no wait parking (Z8); a set found
+/// without this wait in it is handed over to its members (Z6, Z9).
 pub(crate) fn park<'a>(
     worker: &'a WorkerThread,
     awaited: Awaited,
@@ -559,13 +580,23 @@ pub(crate) fn park<'a>(
     let own = table.records.len() - 1;
     let mut handed = HandOver::Quiet;
     if blocked[own] {
-        let stall = report(&table.records, &blocked, &stuck, own);
         if table.records[own].may_leave() {
+            let stall = report(&table.records, &blocked, &stuck, own);
             table.records.swap_remove(own);
             table.changes += 1;
             return Err(stall);
         }
-        handed = hand_over(&mut table, &blocked, stall, Some(own));
+        handed = hand_over(&mut table, &blocked, &stuck, own, Some(own));
+    } else if let Some(member) = blocked.iter().position(|&is| is) {
+        // Z4: a set this wait is not in, formed with no wait parking (a
+        // continuation's last input arriving, Z8): handed over to its
+        // members as a re-check of a still table would, which waits
+        // coming and going elsewhere in the process keep from ever
+        // looking. `--cfg stealpool_bug="others_sets_ignored"` leaves it
+        // to that look.
+        if !bug!("others_sets_ignored") {
+            handed = hand_over(&mut table, &blocked, &stuck, member, None);
+        }
     }
     let parked = parked(walked, table.changes, handed == HandOver::Escape);
     drop(table);
@@ -673,9 +704,8 @@ impl Parked<'_> {
                 blocked.iter().position(|&is| is)
             };
             if let Some(member) = member {
-                let stall = report(&table.records, &blocked, &stuck, member);
                 let finder = blocked[own].then_some(own);
-                let handed = hand_over(&mut table, &blocked, stall, finder);
+                let handed = hand_over(&mut table, &blocked, &stuck, member, finder);
                 drop(table);
                 return Ok(match handed {
                     HandOver::Escape => Next::Escape,
@@ -748,9 +778,9 @@ enum HandOver {
     Print(String),
 }
 
-/// Z6, Z9: the blocked set `blocked`, reported as `stall`, was found by a
-/// wait that may not leave (`finder`, if it is a member), or, Z8, by one
-/// outside it.
+/// Z6, Z9: the blocked set `blocked` (reported as seen from its wait
+/// `reporting`) was found by a wait that may not leave (`finder`, if it is
+/// a member), or, Z4 and Z8, by one outside it.
 ///
 /// - If a member may leave, the members that may are asked to compute it
 ///   at their next re-check (Z6).
@@ -760,7 +790,13 @@ enum HandOver {
 /// - Otherwise the report is returned, unless the same table printed it
 ///   already, to be printed once the table's lock is released: the waits
 ///   park on, but not in silence.
-fn hand_over(table: &mut Table, blocked: &[bool], stall: Stall, finder: Option<usize>) -> HandOver {
+fn hand_over(
+    table: &mut Table,
+    blocked: &[bool],
+    stuck: &[Option<Leaf>],
+    reporting: usize,
+    finder: Option<usize>,
+) -> HandOver {
     let member = |at: &usize| blocked[*at];
     let reporter = (0..blocked.len())
         .filter(member)
@@ -783,10 +819,17 @@ fn hand_over(table: &mut Table, blocked: &[bool], stall: Stall, finder: Option<u
         table.escape_due = true;
         return HandOver::Quiet;
     }
-    if table.printed_at == Some(table.changes) {
+    let members: Vec<u64> = (0..blocked.len())
+        .filter(member)
+        .map(|at| table.records[at].id)
+        .collect();
+    if table.printed == members {
         return HandOver::Quiet;
     }
-    table.printed_at = Some(table.changes);
+    table.printed = members;
+    // Formatted only here: a set handed over, or printed already, costs
+    // the looks of waits outside it (Z4) no report.
+    let stall = report(&table.records, blocked, stuck, reporting);
     HandOver::Print(format!(
         "{stall} No wait of the set can end without its result, and none can \
          run queued work of its pool on top of itself, so none panics: the \

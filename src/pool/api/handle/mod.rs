@@ -536,6 +536,8 @@ impl<R: Send> JoinHandle<R> {
             });
             if let Some(stall) = stalled {
                 self.unregister();
+                // Y7: no search up the chains still reads this wait.
+                self.registry.stalls.wait_out_searches();
                 panic!("{stall}");
             }
             // Without `wake_on_ready` only the result sets the latch (or
@@ -576,6 +578,8 @@ impl<R: Send> JoinHandle<R> {
             let lent_to = lent.as_ref().map(|_| (&*self.registry, worker.frames()));
             if let Err(stall) = worker.wait_serving_mail_watched(&latch, self.awaited(lent_to, joined_at)) {
                 self.unregister();
+                // Y7: no search up the chains still reads this wait.
+                worker.registry().stalls.wait_out_searches();
                 panic!("{stall}");
             }
         }
