@@ -3,7 +3,7 @@
 #
 #   model/scripts/verify.sh            everything, with the bounds CI uses
 #   model/scripts/verify.sh STEP...    only these steps (fmt clippy flags msrv minver test peers rayon_peers typed yours
-#                              pinned stack loom shuttle lin lin_mutants fuzz miri tsan
+#                              pinned stack loom shuttle lin lin_mutants thread_mutants fuzz miri tsan
 #                              mutants_smoke mutants)
 #
 # Each step runs under `timeout`, logs to target/verify/STEP.log, and adds a
@@ -232,6 +232,18 @@ step_lin_mutants() {
     grep '^mutant ' "$LOGS/lin_mutants.log" >&2
 }
 
+step_thread_mutants() {
+    # Bug flags that only real threads see, each required to fail the
+    # test proofs/orderings.md names for it (model/scripts/thread_mutants.sh):
+    # posts and lending out of Y5's order (H5's report instead of the
+    # detector's), a level's sources out of turn (V8), and the stall
+    # detector's rules (Z6-Z9), whose mutants hang their test until its
+    # watchdog, shortened to 20 s here. Incremental rebuilds of the test
+    # profile `cargo test` built: a few seconds each.
+    run thread_mutants 1200 "real-thread mutants: waits, stalls, levels" "tests on mutants, threads" -- model/scripts/thread_mutants.sh
+    grep '^mutant ' "$LOGS/thread_mutants.log" >&2
+}
+
 step_fuzz() {
     # New inputs go to a scratch corpus; the committed seeds are read only.
     local scratch=target/verify/corpus
@@ -452,10 +464,11 @@ prune_after() {
     minver) dirs=(target/minver) ;;
     rayon_peers) dirs=(target/peer-tests/target) ;;
     yours) dirs=(examples/model-your-code/target) ;;
-    # The last steps to read the debug and model builds (lin_mutants
-    # rebuilds lin_pool in the test profile, lin_deque in `model`); the
-    # mutant smoke builds in target/release.
-    lin_mutants) dirs=(target/debug target/model) ;;
+    # The last steps to read the model and debug builds (lin_mutants
+    # rebuilds lin_deque in `model`, and thread_mutants the test
+    # profile's files); the mutant smoke builds in target/release.
+    lin_mutants) dirs=(target/model) ;;
+    thread_mutants) dirs=(target/debug) ;;
     fuzz) dirs=(fuzz/target) ;;
     miri) dirs=(target/miri) ;;
     tsan) dirs=(target/tsan) ;;
@@ -471,7 +484,7 @@ disk_after() {
 }
 
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv minver test peers rayon_peers typed yours pinned stack loom shuttle lin lin_mutants fuzz miri tsan mutants_smoke)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(fmt clippy flags msrv minver test peers rayon_peers typed yours pinned stack loom shuttle lin lin_mutants thread_mutants fuzz miri tsan mutants_smoke)
 
 printf '| %-34s | %-22s | %-24s | %7s | %-6s |\n' property checker executions time result | tee -a "$SUMMARY"
 printf '|%s|%s|%s|%s|%s|\n' ------------------------------------ ------------------------ -------------------------- --------- -------- | tee -a "$SUMMARY"
