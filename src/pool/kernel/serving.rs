@@ -462,11 +462,18 @@ pub(crate) fn need_of(registry: &Registry, runner: usize) -> Option<TaskRef> {
 }
 
 /// Y3: after `worker` registered as the waiter of a task whose runner
-/// needs `task`: runs it here if it is of `worker`'s pool, or takes it as
-/// `worker`'s own need (posting it on) otherwise.
+/// needs `task`: runs it here if it is of `worker`'s pool and (Y6) may
+/// run above this stack, or takes it as `worker`'s own need (posting it
+/// on) if it is of another pool.
 pub(crate) fn help_with(worker: &WorkerThread, task: TaskRef) -> Option<NeedGuard<'_>> {
     if ptr::eq(task.registry, worker.registry()) {
-        task.run_on(worker);
+        // Y6: as a post to a waiter, a task run on top of this wait must
+        // not wait for a task beneath it; one refused stays where it is,
+        // for a thread of its pool, a spare or a lender (or the stall
+        // report). `--cfg stealpool_bug="posts_unfiltered"` runs it.
+        if bug!("posts_unfiltered") || task.lineage.may_run_above(&worker.frames()) {
+            task.run_on(worker);
+        }
         None
     } else {
         Some(needing(worker, task))
