@@ -639,3 +639,65 @@ fn a_scope_alone_in_a_stall_runs_its_rerouted_task() {
     assert_eq!(ran, [1, 1], "each task ran once");
     assert_eq!(spares, 0);
 }
+
+/// Z5 with Z9: a blocked set that only a thread asleep for want of work
+/// closes, none of whose waits may leave, ended by running its queued
+/// work on top of one of them (`examples/wait_programs.rs`'s seed 560
+/// under `max_blocking_threads(0)`, made small). Pool `a` has two
+/// workers, pool `b` three, no spares. On `a`, an `install` into `b`
+/// runs a `b.scope` whose task is taken by a second thread of `b` and
+/// installs into `a`; there a scope's task is spawned from a thread
+/// outside the pool, so it is queued on `a`'s injector, where a waiting
+/// scope does not look (H7). Every thread of `a` then waits (an install,
+/// a scope), two of `b`'s wait (the scope, the install), and the third
+/// sleeps: the exact look counts it as able to run the `b` scope's work,
+/// so only Z5's counted look finds the set. No wait in it may leave
+/// (both installs' jobs run; scopes never may), so the look hands it to
+/// Z9, which runs the queued task. `--cfg
+/// stealpool_bug="counted_look_leavers_only"` (only waits that may
+/// leave make the counted look) hangs it in silence until the watchdog
+/// fails the test.
+#[test]
+fn a_stall_a_sleeper_hides_runs_its_queued_task() {
+    let (ran_on, spares) = finishes("a stall of scopes and installs behind a sleeper", || {
+        let a = Arc::new(pool(2, Some(0)));
+        let b = Arc::new(pool(3, Some(0)));
+        let ran_on = Arc::new(Mutex::new(Vec::new()));
+        let (a2, b2, ran) = (a.clone(), b.clone(), ran_on.clone());
+        a.install(move || {
+            b2.install(|| {
+                let stolen = std::sync::atomic::AtomicBool::new(false);
+                b2.scope(|sb| {
+                    sb.spawn(|_| {
+                        stolen.store(true, Ordering::Release);
+                        a2.install(|| {
+                            a2.scope(|sa| {
+                                std::thread::scope(|outside| {
+                                    outside.spawn(|| {
+                                        assert_eq!(stealpool::current_thread_index(), None);
+                                        sa.spawn(|_| {
+                                            ran.lock().unwrap().push(stealpool::current_thread_index())
+                                        });
+                                    });
+                                });
+                            })
+                        })
+                    });
+                    // The task runs on another thread of `b`, so this
+                    // scope's wait is for work of `b` on any thread.
+                    while !stolen.load(Ordering::Acquire) {
+                        std::hint::spin_loop();
+                    }
+                });
+            })
+        });
+        let ran_on = ran_on.lock().unwrap().clone();
+        (
+            ran_on,
+            [a.stats().spare_threads_started, b.stats().spare_threads_started],
+        )
+    });
+    assert_eq!(ran_on.len(), 1, "the queued task ran once");
+    assert!(ran_on[0].is_some(), "it ran on a worker of `a`");
+    assert_eq!(spares, [0, 0], "no spare stood in");
+}

@@ -103,6 +103,23 @@ struct Table {
     /// compute the set at their next re-check, and the first that finds
     /// itself in it runs that work on top of its wait.
     escape_due: bool,
+    /// Z5: the count of changes when a counted look, made twice, last
+    /// found a set it handed over: while the count stays, the members
+    /// asked to act (Z6, Z9) look with sleepers counted too.
+    counted_at: Option<u64>,
+}
+
+impl Table {
+    /// Z5, Z6: how a member the set was handed to computes it: counting
+    /// sleepers if a counted look found it twice and no record was
+    /// written or removed since, as that look would.
+    fn handed_idle(&self) -> Idle {
+        if self.counted_at == Some(self.changes) {
+            Idle::Counted
+        } else {
+            Idle::Ignored
+        }
+    }
 }
 
 /// The task a parked wait awaits, as the detector reads it (Z1).
@@ -629,7 +646,9 @@ impl Parked<'_> {
     /// reported only when found blocked at two re-checks in a row with no
     /// wait recorded or removed between them (nor during the period
     /// before the first): `Err` then, with the record removed, and the
-    /// wait ends without its result.
+    /// wait ends without its result. A wait that may not leave hands
+    /// such a set over instead (Z6, Z9): `Next::Escape` if it runs queued
+    /// work itself.
     pub(crate) fn recheck(&mut self) -> Result<Next, Stall> {
         // Declared before the guard: dropped after it (as in `park`).
         let mut walked = Vec::new();
@@ -641,7 +660,8 @@ impl Parked<'_> {
         // can reports it, found blocked as Z4 finds one (exact under the
         // lock, so at once).
         if table.due && table.records[own].may_leave() {
-            let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Ignored);
+            let idle = table.handed_idle();
+            let (blocked, stuck) = blocked_set(&table.records, &mut walked, idle);
             if blocked[own] {
                 let stall = report(&table.records, &blocked, &stuck, own);
                 table.records.swap_remove(own);
@@ -658,7 +678,8 @@ impl Parked<'_> {
         // a member's pool holds queued work: a member whose pool does
         // runs it, found blocked as Z4 finds one.
         if table.escape_due && table.records[own].can_escape() {
-            let (blocked, _) = blocked_set(&table.records, &mut walked, Idle::Ignored);
+            let idle = table.handed_idle();
+            let (blocked, _) = blocked_set(&table.records, &mut walked, idle);
             if blocked[own] {
                 table.escape_due = false;
                 return Ok(Next::Escape);
@@ -717,7 +738,13 @@ impl Parked<'_> {
                 });
             }
         }
-        if !table.records[own].may_leave() {
+        // Z5: the look is made by every wait, not only by one that may
+        // leave: a set closed by a sleeper (the last running thread of a
+        // pool whose scope waits for its tasks) may have no member that
+        // may leave, and is then handed over as Z6 and Z9 say. Before,
+        // such a set was never found (`--cfg
+        // stealpool_bug="counted_look_leavers_only"`).
+        if bug!("counted_look_leavers_only") && !table.records[own].may_leave() {
             return Ok(Next::Park);
         }
         // Z5: the pools whose sleepers a counted look may change: those
@@ -753,10 +780,25 @@ impl Parked<'_> {
             self.blocked_at = Some(table.changes);
             return Ok(Next::Park);
         }
-        let stall = report(&table.records, &blocked, &stuck, own);
-        table.records.swap_remove(own);
-        table.changes += 1;
-        Err(stall)
+        if table.records[own].may_leave() {
+            let stall = report(&table.records, &blocked, &stuck, own);
+            table.records.swap_remove(own);
+            table.changes += 1;
+            return Err(stall);
+        }
+        // Z5, Z6: found twice with the table still; the members the set
+        // is handed to look with sleepers counted while it stays so.
+        table.counted_at = Some(table.changes);
+        let handed = hand_over(&mut table, &blocked, &stuck, own, Some(own));
+        drop(table);
+        Ok(match handed {
+            HandOver::Escape => Next::Escape,
+            HandOver::Print(message) => {
+                eprintln!("{message}");
+                Next::Park
+            }
+            HandOver::Quiet => Next::Park,
+        })
     }
 
     /// Z9: whether the wait, as it parked, found a blocked set it may end
