@@ -55,12 +55,19 @@ fn join_slot(slot: &Slot, reports: &Mutex<Vec<String>>) -> u32 {
 }
 
 /// Waits coming and going elsewhere in the process: on a pool of its own
-/// (two workers, no spare), a task joins a task that runs on the other
-/// worker and ends only once the join has begun to block, over and over,
-/// until `stop`. Each such join parks, so a record is added to the stall
-/// table and removed again every millisecond or two:
-/// no re-check of another wait finds the table still for a whole period
-/// (Z5, Z8), as in a process whose other parts keep waiting.
+/// (two workers, no spare), a task joins a continuation of a task that
+/// runs on the other worker and ends only once the join has begun to
+/// block, over and over, until `stop`. Each such join parks, so a record
+/// is added to the stall table and removed again every few milliseconds
+/// (tens in a debug build, whose looks before the park are slower): no
+/// re-check of another wait finds the table still for a whole period
+/// (Z5, Z8), as in a process whose other parts keep waiting. The join is
+/// on the continuation, not on the task itself: a task that is ready is
+/// looked at once more before its join parks (K4), and its join could
+/// outlast the task in those looks, never parking; the continuation is
+/// not ready until the task ends, so its join parks at its first block.
+/// Its pool lends nothing (a join of its own pool's task), so no counted
+/// look (Z5) is made for its sake.
 struct Churn {
     pool: Arc<ThreadPool>,
     stopped: Arc<std::sync::atomic::AtomicBool>,
@@ -89,11 +96,11 @@ impl Churn {
                             while outer_pool.stats().blocking_uncompensated == blocked_before {
                                 std::thread::yield_now();
                             }
-                            std::thread::sleep(std::time::Duration::from_millis(1));
+                            std::thread::sleep(std::time::Duration::from_millis(5));
                         });
                         // `inner` runs on the other worker: the join parks.
                         has_started.recv().unwrap();
-                        inner.join().unwrap();
+                        inner.then(|()| ()).join().unwrap();
                     })
                     .join()
                     .unwrap();
@@ -441,11 +448,19 @@ fn cycle_through_a_scope(churn: bool) {
                                     join_slot(slot, reports);
                                 } else {
                                     // The owner's thread goes to the scope's
-                                    // wait once the join has begun its own.
+                                    // wait once the join has begun its own,
+                                    // and a moment more: the join's record
+                                    // is then most often written first, so
+                                    // the scope's wait closes the set and
+                                    // the join is asked to report (Z6). In
+                                    // the other order the join finds the
+                                    // set as it parks (Z4); either way it
+                                    // reports.
                                     let pool = this_pool.upgrade().expect("the caller holds the pool");
                                     while pool.stats().blocking_uncompensated == 0 {
                                         std::thread::yield_now();
                                     }
+                                    std::thread::sleep(std::time::Duration::from_millis(20));
                                 }
                             });
                         }
@@ -659,7 +674,26 @@ fn a_scope_alone_in_a_stall_runs_its_rerouted_task() {
 /// fails the test.
 #[test]
 fn a_stall_a_sleeper_hides_runs_its_queued_task() {
-    let (ran_on, spares) = finishes("a stall of scopes and installs behind a sleeper", || {
+    stall_a_sleeper_hides(false);
+}
+
+/// As above, with waits coming and going on another pool all along
+/// (`Churn`): the table never stands still, but the set's pools do, and
+/// the counted look asks only that of them. `--cfg
+/// stealpool_bug="counted_look_still_only"` (the look made only at a
+/// table that stood still for a period) leaves the set unfound, and the
+/// watchdog fails the test.
+#[test]
+fn a_stall_a_sleeper_hides_runs_its_queued_task_while_other_waits_come_and_go() {
+    stall_a_sleeper_hides(true);
+}
+
+fn stall_a_sleeper_hides(churn: bool) {
+    let (ran_on, spares) = finishes("a stall of scopes and installs behind a sleeper", move || {
+        let churn = churn.then(Churn::start);
+        if let Some(churn) = &churn {
+            churn.until_moving();
+        }
         let a = Arc::new(pool(2, Some(0)));
         let b = Arc::new(pool(3, Some(0)));
         let ran_on = Arc::new(Mutex::new(Vec::new()));
@@ -692,6 +726,9 @@ fn a_stall_a_sleeper_hides_runs_its_queued_task() {
             })
         });
         let ran_on = ran_on.lock().unwrap().clone();
+        if let Some(churn) = churn {
+            churn.stop();
+        }
         (
             ran_on,
             [a.stats().spare_threads_started, b.stats().spare_threads_started],

@@ -46,7 +46,8 @@ ROWS=$(printf '%s\t%s\t%s\t%s\n' \
     own_waits_unwatched pool_stall a_cycle_through_a_scope_is_reported_by_a_join "$HANG" \
     exact_recheck_off pool_stall a_stall_closed_by_a_continuation_is_reported "$HANG" \
     stall_escape_off pool_stall a_scope_alone_in_a_stall_runs_its_queued_task "$HANG" \
-    counted_look_leavers_only pool_stall a_stall_a_sleeper_hides_runs_its_queued_task "$HANG")
+    counted_look_leavers_only pool_stall a_stall_a_sleeper_hides_runs_its_queued_task "$HANG" \
+    counted_look_still_only pool_stall a_stall_a_sleeper_hides_runs_its_queued_task_while_other_waits_come_and_go "$HANG")
 
 status=0
 while IFS=$'\t' read -r mutant file test failure; do

@@ -200,6 +200,9 @@ macro_rules! bug {
     ("stall_escape_off") => {
         cfg!(stealpool_bug = "stall_escape_off")
     };
+    ("counted_look_still_only") => {
+        cfg!(stealpool_bug = "counted_look_still_only")
+    };
     ("counted_look_leavers_only") => {
         cfg!(stealpool_bug = "counted_look_leavers_only")
     };

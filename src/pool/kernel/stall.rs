@@ -24,7 +24,7 @@
 //! computes the set exactly, which finds that one (Z8); and it counts
 //! threads asleep for want of work as unable to hand a lender a task, so
 //! a set closed by such a thread going to sleep is reported too, once
-//! seen twice in a row (Z5).
+//! seen three looks in a row with its pools' records untouched (Z5).
 //!
 //! Only a wait that may leave reports (Z6): a join, or an `install`
 //! whose job nobody started (it withdraws the job). One that may not (its
@@ -103,18 +103,79 @@ struct Table {
     /// compute the set at their next re-check, and the first that finds
     /// itself in it runs that work on top of its wait.
     escape_due: bool,
-    /// Z5: the count of changes when a counted look, made twice, last
-    /// found a set it handed over: while the count stays, the members
-    /// asked to act (Z6, Z9) look with sleepers counted too.
-    counted_at: Option<u64>,
+    /// Z5: the set the last counted look found, and at how many looks in
+    /// a row it was found so: it is acted on at `COUNTED_LOOKS`.
+    counted: Option<(CountedSet, u32)>,
+    /// Z5: when the next counted look may be made.
+    counted_next: Option<Instant>,
+}
+
+/// Z5: a set a counted look found: its records (their ids, in the
+/// table's order) and, for each pool its waits are in or lend themselves
+/// to, that pool's stamp (the table's count of changes when a record of
+/// its threads was last written or removed).
+#[derive(PartialEq)]
+struct CountedSet {
+    ids: Vec<u64>,
+    stamps: Vec<(*const Registry, u64)>,
 }
 
 impl Table {
+    /// Z1: writes a record; Z5: stamps its pool.
+    fn add(&mut self, record: Record) {
+        self.changes += 1;
+        record.stamp_pool(self.changes);
+        self.records.push(record);
+    }
+
+    /// Removes the record at `at`; Z5: stamps its pool.
+    fn remove(&mut self, at: usize) {
+        let record = self.records.swap_remove(at);
+        self.changes += 1;
+        record.stamp_pool(self.changes);
+    }
+
+    /// Z5: the set `blocked` as a counted look keeps it.
+    fn counted_set(&self, blocked: &[bool]) -> CountedSet {
+        let mut stamps: Vec<(*const Registry, u64)> = Vec::new();
+        let members = self.records.iter().zip(blocked).filter(|&(_, &is)| is);
+        for (record, _) in members.clone() {
+            for pool in [record.pool, record.awaited.lent_to] {
+                if !pool.is_null() && !stamps.iter().any(|&(known, _)| ptr::eq(known, pool)) {
+                    // SAFETY: a record's pool is held by its waiting thread;
+                    // the pool it lends itself to, by its handle.
+                    stamps.push((pool, unsafe { &*pool }.stall_stamp()));
+                }
+            }
+        }
+        CountedSet {
+            ids: members.map(|(record, _)| record.id).collect(),
+            stamps,
+        }
+    }
+
     /// Z5, Z6: how a member the set was handed to computes it: counting
-    /// sleepers if a counted look found it twice and no record was
-    /// written or removed since, as that look would.
+    /// sleepers while the set that counted looks found `COUNTED_LOOKS`
+    /// times stands as it was (its records there, its pools' records
+    /// untouched), as those looks did.
     fn handed_idle(&self) -> Idle {
-        if self.counted_at == Some(self.changes) {
+        let Some((counted, looks)) = &self.counted else {
+            return Idle::Ignored;
+        };
+        if *looks < COUNTED_LOOKS {
+            return Idle::Ignored;
+        }
+        let still = counted
+            .ids
+            .iter()
+            .all(|id| self.records.iter().any(|record| record.id == *id))
+            // SAFETY: each pool is one of the set's records' (checked
+            // present just above), held as in `counted_set`.
+            && counted
+                .stamps
+                .iter()
+                .all(|&(pool, stamp)| unsafe { &*pool }.stall_stamp() == stamp);
+        if still {
             Idle::Counted
         } else {
             Idle::Ignored
@@ -245,6 +306,14 @@ impl Record {
                 Released::Core(latch, slot) => (*latch).probe() || (*self.pool).mailboxes.has_mail(slot),
             }
         }
+    }
+
+    /// Z5: marks the waiting thread's pool as changed at `changes` (the
+    /// table's count): under the table's lock.
+    fn stamp_pool(&self, changes: u64) {
+        // SAFETY: the pool's registry is held by the waiting thread, which
+        // writes and removes its record.
+        unsafe { &*self.pool }.set_stall_stamp(changes);
     }
 
     /// Z6: whether the wait may end without its result: a handle's join;
@@ -521,11 +590,9 @@ pub(crate) struct Parked<'a> {
     /// and the table's lock released: the last of one may run a user's
     /// `Drop`, which may join again (and record a wait of its own).
     _walked: Vec<TaskRef>,
-    /// Z5: the table's count of changes at the last re-check that found
-    /// this wait blocked.
-    blocked_at: Option<u64>,
-    /// Z5: the table's count of changes at the last look.
-    seen: u64,
+    /// Z8: the table's count of changes at the last look, and since when
+    /// the looks have seen that count.
+    seen: (u64, Instant),
     /// Z9: the wait found a blocked set it may end by running queued
     /// work: it must not park.
     escape: bool,
@@ -545,8 +612,7 @@ impl Drop for Parked<'_> {
     fn drop(&mut self) {
         let mut table = self.domain.lock();
         if let Some(at) = table.records.iter().position(|record| record.id == self.id) {
-            table.records.swap_remove(at);
-            table.changes += 1;
+            table.remove(at);
         }
         // The references go after this body, with the lock released.
     }
@@ -571,8 +637,7 @@ pub(crate) fn park<'a>(
     let mut table = domain.lock();
     let id = table.next_id;
     table.next_id += 1;
-    table.changes += 1;
-    table.records.push(Record {
+    table.add(Record {
         id,
         pool: worker.registry(),
         runner: worker.runner_id(),
@@ -586,12 +651,11 @@ pub(crate) fn park<'a>(
         domain,
         id,
         _walked: walked,
-        blocked_at: None,
         seen,
         escape,
     };
     if bug!("stall_unchecked") {
-        return Ok(parked(walked, table.changes, false));
+        return Ok(parked(walked, (table.changes, Instant::now()), false));
     }
     let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Ignored);
     let own = table.records.len() - 1;
@@ -599,8 +663,7 @@ pub(crate) fn park<'a>(
     if blocked[own] {
         if table.records[own].may_leave() {
             let stall = report(&table.records, &blocked, &stuck, own);
-            table.records.swap_remove(own);
-            table.changes += 1;
+            table.remove(own);
             return Err(stall);
         }
         handed = hand_over(&mut table, &blocked, &stuck, own, Some(own));
@@ -615,7 +678,11 @@ pub(crate) fn park<'a>(
             handed = hand_over(&mut table, &blocked, &stuck, member, None);
         }
     }
-    let parked = parked(walked, table.changes, handed == HandOver::Escape);
+    let parked = parked(
+        walked,
+        (table.changes, Instant::now()),
+        handed == HandOver::Escape,
+    );
     drop(table);
     if let HandOver::Print(message) = handed {
         eprintln!("{message}");
@@ -626,6 +693,25 @@ pub(crate) fn park<'a>(
 /// Z8: how often a still table is computed exactly by a re-check, at
 /// most.
 const EXACT_PERIOD: Duration = Duration::from_millis(100);
+
+/// Z8: how long the table must not change before a re-check computes it
+/// exactly.
+const STILL_FOR: Duration = Duration::from_millis(200);
+
+/// Z5: how often a counted look is made in the whole table, at most; a
+/// set it finds is acted on when the next finds it again.
+const COUNTED_PERIOD: Duration = Duration::from_millis(200);
+
+/// Z5: how many counted looks in a row, a period apart, must find a set
+/// with its pools' records untouched before it is acted on: they then
+/// stood still for two periods at least, as long as the whole table had
+/// to when the look was made only at a still table (a still period, then
+/// two looks a period apart).
+const COUNTED_LOOKS: u32 = 3;
+
+/// Z5: a counted look that took `t` is followed by none for `t` times
+/// this: computing the set takes at most about a tenth of one thread.
+const COUNTED_COST_SHARE: u32 = 10;
 
 /// Z5: how long a recorded wait parks before it looks at the table
 /// again; none under the model checkers, whose waits park until woken
@@ -638,17 +724,17 @@ pub(crate) const RECHECK: Option<std::time::Duration> = None;
 
 impl Parked<'_> {
     /// Z5: a wait that stayed parked for `RECHECK` looks again, its record
-    /// kept. This time a thread of a pool it lends itself to that sleeps
-    /// with nothing to do counts as unable to hand it work: a set can be
-    /// closed by such a thread going to sleep rather than by a wait
-    /// parking (the last running thread of the pool the lenders serve),
-    /// which Z4 does not see. Asleep is a moment's state, so the wait is
-    /// reported only when found blocked at two re-checks in a row with no
-    /// wait recorded or removed between them (nor during the period
-    /// before the first): `Err` then, with the record removed, and the
-    /// wait ends without its result. A wait that may not leave hands
-    /// such a set over instead (Z6, Z9): `Next::Escape` if it runs queued
-    /// work itself.
+    /// kept: at a still table, exactly (Z8); and, paced for the whole
+    /// table, counting a thread asleep with nothing to do as unable to
+    /// hand a lender work or run a scope's: a set can be closed by such a
+    /// thread going to sleep rather than by a wait parking (the last
+    /// running thread of the pool the lenders serve), which Z4 does not
+    /// see. Asleep is a moment's state, so such a set is acted on only
+    /// once found at `COUNTED_LOOKS` looks in a row, a period apart, with
+    /// no record of its pools written or removed between them: `Err` if
+    /// this wait is in it and may leave, with the record removed, and the
+    /// wait ends without its result; otherwise the set is handed over
+    /// (Z6, Z9): `Next::Escape` if this wait runs queued work itself.
     pub(crate) fn recheck(&mut self) -> Result<Next, Stall> {
         // Declared before the guard: dropped after it (as in `park`).
         let mut walked = Vec::new();
@@ -664,8 +750,7 @@ impl Parked<'_> {
             let (blocked, stuck) = blocked_set(&table.records, &mut walked, idle);
             if blocked[own] {
                 let stall = report(&table.records, &blocked, &stuck, own);
-                table.records.swap_remove(own);
-                table.changes += 1;
+                table.remove(own);
                 table.due = false;
                 return Err(stall);
             }
@@ -689,34 +774,31 @@ impl Parked<'_> {
             }
             return Ok(Next::Park);
         }
-        // Only a table that stood still for a whole period is computed
-        // (a moving one is no stall yet), and only if a pool some wait
-        // lends itself to has a thread asleep: otherwise the set is the
-        // one Z4 computed as this wait parked, or as a later one did.
-        if self.seen != table.changes {
-            self.seen = table.changes;
-            self.blocked_at = None;
-            return Ok(Next::Park);
-        }
-        // Z8: a table that stood still for a period is computed exactly,
-        // as Z4 computes it, by one wait per `EXACT_PERIOD`: a set can form
-        // with no wait parking (a continuation's last input arriving turns
-        // a wait's leaves into the continuation, queued), and a set that a
-        // wait which may not leave found can form again after a report
-        // (Z6). Readiness is not counted in `changes`, so the look is
-        // paced by time, not by the count.
+        // Z8: a table that stood still for a whole period is computed
+        // exactly, as Z4 computes it, by one wait per `EXACT_PERIOD` (a
+        // moving one has waits parking, whose looks find what this would,
+        // Z4): a set can form with no wait parking (a continuation's last
+        // input arriving turns a wait's leaves into the continuation,
+        // queued), and a set that a wait which may not leave found can
+        // form again after a report (Z6). Readiness is not counted in
+        // `changes`, so the look is paced by time, not by the count.
         let now = Instant::now();
+        if self.seen.0 != table.changes {
+            self.seen = (table.changes, now);
+        }
+        // Looks come more often than once a period when the park is woken
+        // early: stillness is timed, not counted in looks.
+        let still = now.duration_since(self.seen.1) >= STILL_FOR;
         // `--cfg stealpool_bug="exact_recheck_off"` never makes this look.
         let due_by_time = table
             .exact_at
             .is_none_or(|at| now.duration_since(at) >= EXACT_PERIOD);
-        if due_by_time && !bug!("exact_recheck_off") {
+        if still && due_by_time && !bug!("exact_recheck_off") {
             table.exact_at = Some(now);
             let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Ignored);
             if blocked[own] && table.records[own].may_leave() {
                 let stall = report(&table.records, &blocked, &stuck, own);
-                table.records.swap_remove(own);
-                table.changes += 1;
+                table.remove(own);
                 return Err(stall);
             }
             let member = if blocked[own] {
@@ -728,14 +810,7 @@ impl Parked<'_> {
                 let finder = blocked[own].then_some(own);
                 let handed = hand_over(&mut table, &blocked, &stuck, member, finder);
                 drop(table);
-                return Ok(match handed {
-                    HandOver::Escape => Next::Escape,
-                    HandOver::Print(message) => {
-                        eprintln!("{message}");
-                        Next::Park
-                    }
-                    HandOver::Quiet => Next::Park,
-                });
+                return Ok(handed.next());
             }
         }
         // Z5: the look is made by every wait, not only by one that may
@@ -745,6 +820,21 @@ impl Parked<'_> {
         // such a set was never found (`--cfg
         // stealpool_bug="counted_look_leavers_only"`).
         if bug!("counted_look_leavers_only") && !table.records[own].may_leave() {
+            return Ok(Next::Park);
+        }
+        // Z5: made while the rest of the table moves, too: only the
+        // records of the set's own pools must stand still between its two
+        // looks. `--cfg stealpool_bug="counted_look_still_only"` looks
+        // only at a table that stood still for a period, which waits
+        // coming and going anywhere in the process postpone for ever.
+        if bug!("counted_look_still_only") && !still {
+            return Ok(Next::Park);
+        }
+        // Z5: one counted look per `COUNTED_PERIOD` in the whole table, or
+        // more seldom if the look is slow: the fixpoint is cubic in the
+        // records, and a moving table of thousands (a long pipeline's)
+        // must not spend its threads computing it.
+        if table.counted_next.is_some_and(|next| now < next) {
             return Ok(Next::Park);
         }
         // Z5: the pools whose sleepers a counted look may change: those
@@ -768,37 +858,44 @@ impl Parked<'_> {
             .iter()
             .any(|&pool| unsafe { &*pool }.sleep.asleep_exact() > 0)
         {
-            self.blocked_at = None;
+            table.counted = None;
             return Ok(Next::Park);
         }
         let (blocked, stuck) = blocked_set(&table.records, &mut walked, Idle::Counted);
-        if !blocked[own] {
-            self.blocked_at = None;
+        let took = now.elapsed();
+        table.counted_next = Some(now + COUNTED_PERIOD.max(took * COUNTED_COST_SHARE));
+        if !blocked.contains(&true) {
+            table.counted = None;
             return Ok(Next::Park);
         }
-        if self.blocked_at != Some(table.changes) {
-            self.blocked_at = Some(table.changes);
+        // Asleep is a moment's state: the set is acted on only once
+        // `COUNTED_LOOKS` looks in a row, each a period after the last,
+        // found it with its pools' records untouched.
+        let found = table.counted_set(&blocked);
+        let looks = match table.counted.take() {
+            Some((known, looks)) if known == found => looks + 1,
+            _ => 1,
+        };
+        table.counted = Some((found, looks));
+        if looks < COUNTED_LOOKS {
             return Ok(Next::Park);
         }
-        if table.records[own].may_leave() {
+        if blocked[own] && table.records[own].may_leave() {
             let stall = report(&table.records, &blocked, &stuck, own);
-            table.records.swap_remove(own);
-            table.changes += 1;
+            table.remove(own);
+            table.counted = None;
             return Err(stall);
         }
-        // Z5, Z6: found twice with the table still; the members the set
-        // is handed to look with sleepers counted while it stays so.
-        table.counted_at = Some(table.changes);
-        let handed = hand_over(&mut table, &blocked, &stuck, own, Some(own));
+        // Z6, Z9: handed over as Z4 hands a set over; the members asked
+        // to act count sleepers too while the set's pools stand still.
+        let member = if blocked[own] {
+            own
+        } else {
+            blocked.iter().position(|&is| is).expect("the set has a member")
+        };
+        let handed = hand_over(&mut table, &blocked, &stuck, member, blocked[own].then_some(own));
         drop(table);
-        Ok(match handed {
-            HandOver::Escape => Next::Escape,
-            HandOver::Print(message) => {
-                eprintln!("{message}");
-                Next::Park
-            }
-            HandOver::Quiet => Next::Park,
-        })
+        Ok(handed.next())
     }
 
     /// Z9: whether the wait, as it parked, found a blocked set it may end
@@ -818,6 +915,21 @@ enum HandOver {
     Escape,
     /// The report, to print once the table's lock is released.
     Print(String),
+}
+
+impl HandOver {
+    /// What the finder does: runs queued work (Z9), or prints the report
+    /// (the table's lock released) and parks on.
+    fn next(self) -> Next {
+        match self {
+            HandOver::Escape => Next::Escape,
+            HandOver::Print(message) => {
+                eprintln!("{message}");
+                Next::Park
+            }
+            HandOver::Quiet => Next::Park,
+        }
+    }
 }
 
 /// Z6, Z9: the blocked set `blocked` (reported as seen from its wait
