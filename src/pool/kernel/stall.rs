@@ -316,6 +316,20 @@ impl Record {
         unsafe { &*self.pool }.set_stall_stamp(changes);
     }
 
+    /// Z5: the newest stamp of the wait's own pools: its thread's, its
+    /// task's, and the one it lends itself to. Under the table's lock.
+    fn pools_stamp(&self) -> u64 {
+        [self.pool, self.awaited.pool, self.awaited.lent_to]
+            .into_iter()
+            .filter(|pool| !pool.is_null())
+            // SAFETY: the thread's pool is held by the waiting thread; the
+            // task's and the lent-to pool, by the waiter's handle (or its
+            // `install`'s frame).
+            .map(|pool| unsafe { &*pool }.stall_stamp())
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Z6: whether the wait may end without its result: a handle's join;
     /// an `install` whose job nobody started (it withdraws the job).
     fn may_leave(&self) -> bool {
@@ -593,6 +607,9 @@ pub(crate) struct Parked<'a> {
     /// Z8: the table's count of changes at the last look, and since when
     /// the looks have seen that count.
     seen: (u64, Instant),
+    /// Z5: the newest stamp of this wait's own pools at the last look,
+    /// and since when the looks have seen it.
+    own_pools_seen: (u64, Instant),
     /// Z9: the wait found a blocked set it may end by running queued
     /// work: it must not park.
     escape: bool,
@@ -647,11 +664,12 @@ pub(crate) fn park<'a>(
     });
     // Made once the lock is no longer needed for a removal: its drop
     // takes the lock.
-    let parked = |walked, seen, escape| Parked {
+    let parked = |walked, seen: (u64, Instant), escape| Parked {
         domain,
         id,
         _walked: walked,
         seen,
+        own_pools_seen: seen,
         escape,
     };
     if bug!("stall_unchecked") {
@@ -822,12 +840,22 @@ impl Parked<'_> {
         if bug!("counted_look_leavers_only") && !table.records[own].may_leave() {
             return Ok(Next::Park);
         }
-        // Z5: made while the rest of the table moves, too: only the
-        // records of the set's own pools must stand still between its two
-        // looks. `--cfg stealpool_bug="counted_look_still_only"` looks
-        // only at a table that stood still for a period, which waits
-        // coming and going anywhere in the process postpone for ever.
-        if bug!("counted_look_still_only") && !still {
+        // Z5: made while the rest of the table moves, too, once this
+        // wait's own pools (its thread's, its task's, the one it lends
+        // itself to) stood still for a period: a set only a sleeper closes
+        // has a member whose pools all do (the sleeper's pool has no
+        // thread outside the set that runs), and a pool that moves holds
+        // the table's lock at each change, which a look computed over
+        // thousands of records would hold up. `--cfg
+        // stealpool_bug="counted_look_still_only"` looks only at a table
+        // that stood still for a period, which waits coming and going
+        // anywhere in the process postpone for ever.
+        let own_stamp = table.records[own].pools_stamp();
+        if self.own_pools_seen.0 != own_stamp {
+            self.own_pools_seen = (own_stamp, now);
+        }
+        let own_pools_still = now.duration_since(self.own_pools_seen.1) >= STILL_FOR;
+        if !own_pools_still || (bug!("counted_look_still_only") && !still) {
             return Ok(Next::Park);
         }
         // Z5: one counted look per `COUNTED_PERIOD` in the whole table, or
