@@ -94,7 +94,7 @@ const FACADE_EXCEPTIONS: &[(&str, &str, &str)] = &[
     (
         "src/pool/kernel/stall.rs",
         "std::sync::atomic",
-        "Y5's counter of tasks made: a number that orders the making of tasks and synchronizes nothing (coherence of its one RMW location is the whole argument), read by no protocol step; modelled, every submit in every model would be one more RMW to explore",
+        "Y5's counter of tasks made: a number that orders the making of tasks and synchronizes nothing (coherence of its one RMW location is the whole argument), read by no protocol step; modelled, every submit in every model would be one more RMW to explore. Likewise Z5's pool stamps, read and written under the stall table's lock only",
     ),
     (
         "src/pool/api/builder.rs",

@@ -90,10 +90,8 @@ pub(crate) struct Registry {
     /// Z1: the table of parked waits this pool shares with the others.
     pub(crate) stalls: std::sync::Arc<StallDomain>,
     /// Z5: the stall table's count of changes when a record of this
-    /// pool's threads was last written or removed. Read and written under
-    /// the table's lock only; a `std` atomic for `Sync`, which orders
-    /// nothing a checker needs to see.
-    stall_stamp: std::sync::atomic::AtomicU64,
+    /// pool's threads was last written or removed.
+    pub(crate) stall_stamp: stall::PoolStamp,
 }
 
 impl Registry {
@@ -136,22 +134,8 @@ impl Registry {
             needs: (0..slots).map(|_| NeedCell::default()).collect(),
             lenders: Mutex::new(Vec::new()),
             stalls: stall::domain(),
-            stall_stamp: std::sync::atomic::AtomicU64::new(0),
+            stall_stamp: stall::PoolStamp::default(),
         }
-    }
-
-    /// Z5: the stall table's count of changes when a record of this
-    /// pool's threads was last written or removed; under the table's lock.
-    pub(crate) fn stall_stamp(&self) -> u64 {
-        // Z5: relaxed; the table's lock orders every access.
-        self.stall_stamp.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Z5: see `stall_stamp`; under the table's lock.
-    pub(crate) fn set_stall_stamp(&self, changes: u64) {
-        // Z5: relaxed; the table's lock orders every access.
-        self.stall_stamp
-            .store(changes, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// W5: how many slots, from the first, were ever held (relaxed): the

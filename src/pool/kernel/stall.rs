@@ -144,7 +144,7 @@ impl Table {
                 if !pool.is_null() && !stamps.iter().any(|&(known, _)| ptr::eq(known, pool)) {
                     // SAFETY: a record's pool is held by its waiting thread;
                     // the pool it lends itself to, by its handle.
-                    stamps.push((pool, unsafe { &*pool }.stall_stamp()));
+                    stamps.push((pool, unsafe { &*pool }.stall_stamp.get()));
                 }
             }
         }
@@ -174,12 +174,31 @@ impl Table {
             && counted
                 .stamps
                 .iter()
-                .all(|&(pool, stamp)| unsafe { &*pool }.stall_stamp() == stamp);
+                .all(|&(pool, stamp)| unsafe { &*pool }.stall_stamp.get() == stamp);
         if still {
             Idle::Counted
         } else {
             Idle::Ignored
         }
+    }
+}
+
+/// Z5: a pool's stamp: the table's count of changes when a record of its
+/// threads was last written or removed. Read and written under the
+/// table's lock only: a `std` atomic for `Sync`, which orders nothing a
+/// checker needs to see.
+#[derive(Default)]
+pub(crate) struct PoolStamp(std::sync::atomic::AtomicU64);
+
+impl PoolStamp {
+    fn get(&self) -> u64 {
+        // Z5: relaxed; the table's lock orders every access.
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn set(&self, changes: u64) {
+        // Z5: relaxed; the table's lock orders every access.
+        self.0.store(changes, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -313,7 +332,7 @@ impl Record {
     fn stamp_pool(&self, changes: u64) {
         // SAFETY: the pool's registry is held by the waiting thread, which
         // writes and removes its record.
-        unsafe { &*self.pool }.set_stall_stamp(changes);
+        unsafe { &*self.pool }.stall_stamp.set(changes);
     }
 
     /// Z5: the newest stamp of the wait's own pools: its thread's, its
@@ -325,7 +344,7 @@ impl Record {
             // SAFETY: the thread's pool is held by the waiting thread; the
             // task's and the lent-to pool, by the waiter's handle (or its
             // `install`'s frame).
-            .map(|pool| unsafe { &*pool }.stall_stamp())
+            .map(|pool| unsafe { &*pool }.stall_stamp.get())
             .max()
             .unwrap_or(0)
     }
